@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+// The package shows the architecture: C system libraries at the bottom, then pure geometry
+// values, the GEOS/PROJ engine, the GeoPackage store, importers, and the command line on top.
+// Each target depends only on targets above it in this list.
+import PackageDescription
+
+let package = Package(
+    name: "annolink",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "annolink", targets: ["annolink"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+
+        // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
+        .target(name: "AnnoLinkGeometry", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "AnnoLinkEngine", dependencies: ["AnnoLinkGeometry", "CGEOS", "CPROJ"]),
+        .target(name: "AnnoLinkStore", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "CSQLite"]),
+        .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore"]),
+        .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkImport"]),
+        .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
+
+        .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
+        .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),
+        .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore"]),
+        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+// AnnoLinkCLI
+public enum AnnoLinkCommand { public static func main() -> Int32 { 0 } }
+

@@ -1,0 +1,2 @@
+// AnnoLinkImport: reading Esri mobile geodatabases.
+

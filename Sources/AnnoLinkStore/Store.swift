@@ -1,0 +1,3 @@
+// AnnoLinkStore: SQLite connection and the GeoPackage.
+import CSQLite
+

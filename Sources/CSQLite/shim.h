@@ -1,0 +1,12 @@
+#ifndef ANNOLINK_CSQLITE_SHIM_H
+#define ANNOLINK_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a destructor pointer; Swift cannot import it.
+static inline sqlite3_destructor_type annolink_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+/// sqlite3_config and sqlite3_db_config are variadic; these wrap the calls annolink makes.
+static inline int annolink_sqlite_db_config_defensive(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, (int *)0);
+}
+#endif

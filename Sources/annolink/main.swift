@@ -1,0 +1,4 @@
+import AnnoLinkCLI
+import Foundation
+exit(AnnoLinkCommand.main())
+
