@@ -1,3 +1,0 @@
-// AnnoLinkStore: SQLite connection and the GeoPackage.
-import CSQLite
-
