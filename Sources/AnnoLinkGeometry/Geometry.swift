@@ -60,7 +60,10 @@ public enum Geometry: Hashable, Sendable {
             if !p.x.isNaN || !p.y.isNaN { body(p) }
         case .lineString(let l): l.points.forEach(body)
         case .polygon(let p): p.rings.forEach { $0.points.forEach(body) }
-        case .multiPoint(let m): m.points.forEach(body)
+        case .multiPoint(let m):
+            // WKB and WKT can hold an empty point inside a multipoint; like a lone empty point it
+            // has no vertex, so it must not reach envelopes (a NaN would poison min/max).
+            for p in m.points where !p.x.isNaN || !p.y.isNaN { body(p) }
         case .multiLineString(let m): m.lines.forEach { $0.points.forEach(body) }
         case .multiPolygon(let m): m.polygons.forEach { $0.rings.forEach { $0.points.forEach(body) } }
         }
