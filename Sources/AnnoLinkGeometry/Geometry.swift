@@ -102,7 +102,9 @@ public enum Geometry: Hashable, Sendable {
             return p.x.isNaN && p.y.isNaN ? self : .point(try transform(p))
         case .lineString(let l): return .lineString(try line(l))
         case .polygon(let p): return .polygon(try poly(p))
-        case .multiPoint(let m): return .multiPoint(MultiPoint(try m.points.map(transform)))
+        case .multiPoint(let m):
+            // Empty parts have no vertex to move; keep their NaNs bit for bit, as forEachPoint skips them.
+            return .multiPoint(MultiPoint(try m.points.map { $0.isEmpty ? $0 : try transform($0) }))
         case .multiLineString(let m): return .multiLineString(MultiLineString(try m.lines.map(line)))
         case .multiPolygon(let m): return .multiPolygon(MultiPolygon(try m.polygons.map(poly)))
         }
