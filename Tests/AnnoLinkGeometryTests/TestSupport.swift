@@ -3,7 +3,6 @@ import Testing
 
 /// Geometries covering every kind, empties, holes, state-plane-sized and fractional values.
 enum Samples {
-    static func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
 
     static let point = Geometry.point(p(1, 2))
     static let lineString = Geometry.lineString(LineString([p(11812345.67, 7012345.125), p(-0.5, 1e-7), p(3, 4)]))
@@ -34,6 +33,9 @@ enum Samples {
     ]
     static let all = nonEmpty + empty + emptyParts
 }
+
+/// A point, shortly.
+func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
 
 /// Whether two geometries are the same bit for bit. `==` cannot say so for empty points,
 /// whose NaN coordinates compare unequal to themselves.
