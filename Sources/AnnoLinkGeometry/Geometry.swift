@@ -60,7 +60,10 @@ public enum Geometry: Hashable, Sendable {
             if !p.x.isNaN || !p.y.isNaN { body(p) }
         case .lineString(let l): l.points.forEach(body)
         case .polygon(let p): p.rings.forEach { $0.points.forEach(body) }
-        case .multiPoint(let m): m.points.forEach(body)
+        case .multiPoint(let m):
+            // WKB and WKT can hold an empty point inside a multipoint; like a lone empty point it
+            // has no vertex, so it must not reach envelopes (a NaN would poison min/max).
+            for p in m.points where !p.x.isNaN || !p.y.isNaN { body(p) }
         case .multiLineString(let m): m.lines.forEach { $0.points.forEach(body) }
         case .multiPolygon(let m): m.polygons.forEach { $0.rings.forEach { $0.points.forEach(body) } }
         }
@@ -99,7 +102,9 @@ public enum Geometry: Hashable, Sendable {
             return p.x.isNaN && p.y.isNaN ? self : .point(try transform(p))
         case .lineString(let l): return .lineString(try line(l))
         case .polygon(let p): return .polygon(try poly(p))
-        case .multiPoint(let m): return .multiPoint(MultiPoint(try m.points.map(transform)))
+        case .multiPoint(let m):
+            // Empty parts have no vertex to move; keep their NaNs bit for bit, as forEachPoint skips them.
+            return .multiPoint(MultiPoint(try m.points.map { $0.isEmpty ? $0 : try transform($0) }))
         case .multiLineString(let m): return .multiLineString(MultiLineString(try m.lines.map(line)))
         case .multiPolygon(let m): return .multiPolygon(MultiPolygon(try m.polygons.map(poly)))
         }

@@ -25,3 +25,14 @@ public struct GeometryCodecError: Error, Hashable, Sendable, CustomStringConvert
 
     public var description: String { "\(format.rawValue): \(message) at offset \(offset)" }
 }
+
+extension GeometryCodecError {
+    /// The error for input that carries Z or M coordinates, which annolink refuses.
+    ///
+    /// Every codec refuses rather than drops a third or fourth ordinate: annotation and the edit
+    /// rules are planar, and writing back a geometry whose Z was silently lost would damage the
+    /// user's data. `detail` names what was found, e.g. "WKB type 1002" or "POINT Z".
+    public static func unsupportedDimension(_ format: Format, offset: Int, _ detail: String) -> GeometryCodecError {
+        GeometryCodecError(format, offset: offset, "Z and M coordinates are not supported (\(detail))")
+    }
+}

@@ -18,6 +18,10 @@ public struct Point: Hashable, Sendable {
     /// Whether both coordinates are finite (no NaN or infinity).
     public var isFinite: Bool { x.isFinite && y.isFinite }
 
+    /// Whether this is the empty point: both coordinates NaN, the way WKB and GeoPackage store
+    /// `POINT EMPTY`. A point with only one NaN coordinate is not empty, just not finite.
+    public var isEmpty: Bool { x.isNaN && y.isNaN }
+
     /// Moves the point in place by `dx`, `dy` (CRS units).
     public mutating func translate(dx: Double, dy: Double) {
         x += dx
