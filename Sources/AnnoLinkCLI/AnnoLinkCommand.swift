@@ -1,3 +1,100 @@
-// AnnoLinkCLI
-public enum AnnoLinkCommand { public static func main() -> Int32 { 0 } }
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkStore
+import Foundation
 
+/// The `annolink` command line: picks the subcommand, runs it, and turns every error into one
+/// `error:` line on standard error and an exit status (SPEC §7).
+public enum AnnoLinkCommand {
+    static var commands: [any Command.Type] {
+        [SampleCommand.self, InfoCommand.self]
+    }
+
+    static var usage: String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        let list = commands.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+        return """
+            annolink — keep map annotation tied to the features it describes
+
+            usage: annolink <command> [arguments] [--help]
+
+            commands:
+            \(list.joined(separator: "\n"))
+
+            Every command takes --help. Errors are one line on standard error starting 'error:';
+            exit statuses: 0 success, 1 check found problems, 64 bad usage, 65 bad data,
+            66 missing input file, 73 cannot create output, 74 I/O error, 75 file busy, 70 bug.
+            """
+    }
+
+    /// Runs `annolink` with `arguments` (without the program name) and returns the exit status.
+    public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Int32 {
+        guard let first = arguments.first else {
+            Output.diagnostic(usage)
+            return ExitStatus.usage.rawValue
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            if first == "help", arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+                Output.line(command.help)
+            } else {
+                Output.line(usage)
+            }
+            return ExitStatus.success.rawValue
+        }
+        if first == "--version" {
+            Output.line("annolink \(version)")
+            return ExitStatus.success.rawValue
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            Output.diagnostic("error: unknown command '\(first)'; run 'annolink --help' for the list")
+            return ExitStatus.usage.rawValue
+        }
+        var rest = Arguments(Array(arguments.dropFirst()))
+        if rest.wantsHelp {
+            Output.line(command.help)
+            return ExitStatus.success.rawValue
+        }
+        do {
+            return try command.run(&rest).rawValue
+        } catch {
+            let (message, status) = describe(error)
+            Output.diagnostic("error: \(message)")
+            if status == .usage { Output.diagnostic("(run 'annolink \(command.name) --help' for usage)") }
+            return status.rawValue
+        }
+    }
+
+    static let version = "0.1.0"
+
+    /// The one-line message and exit status for any error a command can throw.
+    static func describe(_ error: any Error) -> (String, ExitStatus) {
+        switch error {
+        case let error as CommandError:
+            return (error.message, error.status)
+        case let error as StoreError:
+            switch error {
+            case .missingFile: return (error.description, .noInput)
+            case .fileExists: return (error.description, .cannotCreate)
+            default: return (error.description, .dataError)
+            }
+        case let error as SQLiteError:
+            let message = oneLine(error.message)
+            switch error.primaryCode {
+            case 5, 6: return ("the file is locked by another process: \(message)", .temporaryFailure)
+            case 19: return ("constraint violated: \(message)", .dataError)
+            case 11, 26: return ("the file is damaged or not a database: \(message)", .dataError)
+            case 10, 13, 14: return ("cannot read or write the file: \(message)", .ioError)
+            case 8: return ("the file is read-only: \(message)", .ioError)
+            default: return ("SQLite: \(message)", .dataError)
+            }
+        case let error as GeometryCodecError:
+            return (error.description, .dataError)
+        default:
+            return (oneLine(String(describing: error)), .dataError)
+        }
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}

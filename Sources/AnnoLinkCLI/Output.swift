@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where commands write: results to standard output, diagnostics and progress to standard error.
+enum Output {
+    /// Writes `text` and a newline to standard output.
+    static func line(_ text: String = "") {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes `text` and a newline to standard error.
+    static func diagnostic(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Whether standard error is a terminal (progress is shown only then).
+    static let stderrIsTerminal = isatty(2) == 1
+
+    /// Encodes `value` as pretty JSON with sorted keys (stable output for scripts and tests).
+    static func json(_ value: Any) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Progress of a long operation on standard error, redrawn in place at most ten times a
+/// second, and only when standard error is a terminal.
+final class Progress {
+    private let label: String
+    private let total: Int?
+    private var lastDraw = Date.distantPast
+    private let enabled: Bool
+
+    init(_ label: String, total: Int? = nil, enabled: Bool = Output.stderrIsTerminal) {
+        self.label = label
+        self.total = total
+        self.enabled = enabled
+    }
+
+    /// Reports that `done` items are finished.
+    func update(_ done: Int) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        draw(done)
+    }
+
+    /// Draws the final count and ends the line.
+    func finish(_ done: Int) {
+        guard enabled else { return }
+        draw(done)
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+
+    private func draw(_ done: Int) {
+        var text = "\r\(label): \(done)"
+        if let total, total > 0 { text += " of \(total) (\(done * 100 / total)%)" }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,73 @@
+import AnnoLinkGeometry
+import CSQLite
+
+/// The SQL functions the GeoPackage R-tree triggers call: `ST_IsEmpty`, `ST_MinX`, `ST_MaxX`,
+/// `ST_MinY`, `ST_MaxY`, each taking a GeoPackage geometry blob.
+///
+/// They read the blob header only (its envelope), decoding the WKB just when the header has no
+/// envelope, because the triggers call them for every written row. NULL gives NULL; a blob that
+/// is not a GeoPackage geometry makes the statement fail with the reason, so that a corrupt
+/// geometry is never indexed silently.
+enum GeoPackageFunctions {
+    private enum Function: Int {
+        case isEmpty, minX, maxX, minY, maxY
+
+        var sqlName: String {
+            switch self {
+            case .isEmpty: "ST_IsEmpty"
+            case .minX: "ST_MinX"
+            case .maxX: "ST_MaxX"
+            case .minY: "ST_MinY"
+            case .maxY: "ST_MaxY"
+            }
+        }
+    }
+
+    /// Registers the five functions on `connection`.
+    static func register(on connection: Connection) throws {
+        for function in [Function.isEmpty, .minX, .maxX, .minY, .maxY] {
+            // The function's identity travels in the user-data pointer, so one non-capturing C
+            // callback serves all five.
+            let userData = UnsafeMutableRawPointer(bitPattern: function.rawValue + 1)
+            let rc = sqlite3_create_function_v2(
+                connection.handle, function.sqlName, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, userData,
+                { context, _, arguments in
+                    guard let context, let arguments, let raw = sqlite3_user_data(context),
+                          let function = Function(rawValue: Int(bitPattern: raw) - 1) else { return }
+                    GeoPackageFunctions.evaluate(function, context: context, argument: arguments[0])
+                }, nil, nil, nil)
+            guard rc == SQLITE_OK else { throw connection.lastError(sql: function.sqlName, code: rc) }
+        }
+    }
+
+    private static func evaluate(_ function: Function, context: OpaquePointer, argument: OpaquePointer?) {
+        guard sqlite3_value_type(argument) == SQLITE_BLOB else {
+            sqlite3_result_null(context)
+            return
+        }
+        let pointer = sqlite3_value_blob(argument)
+        let count = Int(sqlite3_value_bytes(argument))
+        let blob = UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count)
+        do {
+            let header = try GeoPackageBinaryHeader.read(from: blob)
+            if function == .isEmpty {
+                sqlite3_result_int(context, header.isEmpty ? 1 : 0)
+                return
+            }
+            guard let envelope = try header.envelopeOrComputed(in: blob) else {
+                sqlite3_result_null(context)
+                return
+            }
+            let value = switch function {
+            case .minX: envelope.minX
+            case .maxX: envelope.maxX
+            case .minY: envelope.minY
+            case .maxY: envelope.maxY
+            case .isEmpty: 0.0
+            }
+            sqlite3_result_double(context, value)
+        } catch {
+            sqlite3_result_error(context, "\(function.sqlName): \(error)", -1)
+        }
+    }
+}
