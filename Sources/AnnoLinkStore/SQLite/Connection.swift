@@ -92,15 +92,21 @@ public final class Connection {
     }
 
     /// Runs `sql` with `bindings` and returns the first column of the first row as text.
+    ///
+    /// The statement is reset afterwards: one left on a row counts as in progress, and SQLite
+    /// then refuses to COMMIT or VACUUM.
     public func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
         let statement = try prepare(sql)
+        defer { statement.reset() }
         try statement.bind(bindings)
         return try statement.step() ? statement.text(0) : nil
     }
 
     /// Runs `sql` with `bindings` and returns the first column of the first row as an integer.
+    /// The statement is reset afterwards, as in `scalarText`.
     public func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
         let statement = try prepare(sql)
+        defer { statement.reset() }
         try statement.bind(bindings)
         guard try statement.step(), !statement.isNull(0) else { return nil }
         return statement.int64(0)
