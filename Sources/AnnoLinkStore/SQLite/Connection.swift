@@ -165,6 +165,30 @@ public final class Connection {
         }
     }
 
+    /// Whether SQLite's defensive mode is on. In that mode ordinary SQL may not write to the
+    /// shadow tables of virtual tables (`rtree_…_node` and the like). Wraps
+    /// `sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)`.
+    ///
+    /// - Throws: `SQLiteError` when SQLite refuses the call.
+    public func isDefensive() throws -> Bool {
+        try defensiveState(-1)
+    }
+
+    /// Turns SQLite's defensive mode on or off. Wraps
+    /// `sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)`.
+    ///
+    /// - Throws: `SQLiteError` when SQLite refuses the call.
+    public func setDefensive(_ on: Bool) throws {
+        _ = try defensiveState(on ? 1 : 0)
+    }
+
+    private func defensiveState(_ request: Int32) throws -> Bool {
+        var current: Int32 = 0
+        let rc = annolink_sqlite_db_config_defensive_state(handle, request, &current)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot configure defensive mode") }
+        return current != 0
+    }
+
     /// Runs `body` in a read transaction so that every read sees one snapshot.
     public func read<T>(_ body: () throws -> T) throws -> T {
         if isInTransaction { return try body() }
