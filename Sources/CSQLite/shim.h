@@ -9,4 +9,10 @@ static inline sqlite3_destructor_type annolink_sqlite_transient(void) { return S
 static inline int annolink_sqlite_db_config_defensive(sqlite3 *db, int on) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, (int *)0);
 }
+
+/// Sets (on = 0 or 1) or only reads (on = -1) the defensive flag; *current receives the flag's
+/// value after the call.
+static inline int annolink_sqlite_db_config_defensive_state(sqlite3 *db, int on, int *current) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, current);
+}
 #endif

@@ -92,15 +92,21 @@ public final class Connection {
     }
 
     /// Runs `sql` with `bindings` and returns the first column of the first row as text.
+    ///
+    /// The statement is reset afterwards: one left on a row counts as in progress, and SQLite
+    /// then refuses to COMMIT or VACUUM.
     public func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
         let statement = try prepare(sql)
+        defer { statement.reset() }
         try statement.bind(bindings)
         return try statement.step() ? statement.text(0) : nil
     }
 
     /// Runs `sql` with `bindings` and returns the first column of the first row as an integer.
+    /// The statement is reset afterwards, as in `scalarText`.
     public func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
         let statement = try prepare(sql)
+        defer { statement.reset() }
         try statement.bind(bindings)
         guard try statement.step(), !statement.isNull(0) else { return nil }
         return statement.int64(0)
@@ -157,6 +163,30 @@ public final class Connection {
             if isInTransaction { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Whether SQLite's defensive mode is on. In that mode ordinary SQL may not write to the
+    /// shadow tables of virtual tables (`rtree_…_node` and the like). Wraps
+    /// `sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)`.
+    ///
+    /// - Throws: `SQLiteError` when SQLite refuses the call.
+    public func isDefensive() throws -> Bool {
+        try defensiveState(-1)
+    }
+
+    /// Turns SQLite's defensive mode on or off. Wraps
+    /// `sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)`.
+    ///
+    /// - Throws: `SQLiteError` when SQLite refuses the call.
+    public func setDefensive(_ on: Bool) throws {
+        _ = try defensiveState(on ? 1 : 0)
+    }
+
+    private func defensiveState(_ request: Int32) throws -> Bool {
+        var current: Int32 = 0
+        let rc = annolink_sqlite_db_config_defensive_state(handle, request, &current)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot configure defensive mode") }
+        return current != 0
     }
 
     /// Runs `body` in a read transaction so that every read sees one snapshot.
