@@ -58,7 +58,9 @@ func createGeoPackage(at path: String) throws -> GeoPackage {
     if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
         throw CommandError("cannot create \(path): the folder \(folder) does not exist", status: .cannotCreate)
     }
-    return try GeoPackage.create(path: path)
+    // Checked here, before removingOnFailure, so that a file already there is never removed.
+    guard !FileManager.default.fileExists(atPath: path) else { throw StoreError.fileExists(path: path) }
+    return try removingOnFailure(path) { try GeoPackage.create(path: path) }
 }
 
 /// Runs `body`, which fills the new file at `path`; when it throws, the half-made file (and its

@@ -1,3 +1,4 @@
+import AnnoLinkGeometry
 import Foundation
 
 /// An open GeoPackage file: the connection, with the GeoPackage SQL functions registered, and
@@ -173,13 +174,28 @@ public final class GeoPackage {
         }
     }
 
-    /// Fills an empty R-tree from the table's geometries.
-    func fillSpatialIndex(table: String, column: String) throws {
-        let r = quoteIdentifier(GeoPackageSchema.rtreeName(table: table, column: column)), c = quoteIdentifier(column)
-        try connection.execute("""
-            INSERT OR REPLACE INTO \(r) SELECT fid, ST_MinX(\(c)), ST_MaxX(\(c)), ST_MinY(\(c)), ST_MaxY(\(c))
-            FROM \(quoteIdentifier(table)) WHERE \(c) NOT NULL AND NOT ST_IsEmpty(\(c))
-            """)
+    /// Fills the R-tree from the table's geometries in one pass: the envelopes are read from
+    /// the blob headers and the tree is packed by `RTreeBulkLoader`, which is many times faster
+    /// than one trigger-driven insert per row.
+    ///
+    /// - Throws: `StoreError.corruptGeometry` naming the first row whose blob cannot be read.
+    public func fillSpatialIndex(table: String, column: String) throws {
+        var entries: [RTreeEntry] = []
+        let c = quoteIdentifier(column)
+        let statement = try connection.prepare("SELECT fid, \(c) FROM \(quoteIdentifier(table)) WHERE \(c) NOT NULL")
+        while try statement.step() {
+            let fid = statement.int64(0)
+            let envelope: Envelope? = try statement.withBlob(1) { blob in
+                do {
+                    let header = try GeoPackageBinaryHeader.read(from: blob)
+                    return header.isEmpty ? nil : try header.envelopeOrComputed(in: blob)
+                } catch {
+                    throw StoreError.corruptGeometry(table: table, fid: fid, reason: "\(error)")
+                }
+            }
+            if let e = envelope { entries.append(RTreeEntry(id: fid, minX: e.minX, maxX: e.maxX, minY: e.minY, maxY: e.maxY)) }
+        }
+        try RTreeBulkLoader.load(into: GeoPackageSchema.rtreeName(table: table, column: column), on: connection, entries: entries)
     }
 
     /// Recomputes the table's extent in `gpkg_contents` from its R-tree (or from the geometries
