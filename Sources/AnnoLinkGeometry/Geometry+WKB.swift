@@ -176,7 +176,7 @@ enum WKB {
         let offset = r.position
         let count = Int(try r.readUInt32(bigEndian: bigEndian, for: "the number of \(what())"))
         if count > r.remaining / bytesEach {
-            throw r.error("the \(what()) count \(count) needs at least \(count * bytesEach) bytes, but only \(r.remaining) are left", at: offset)
+            throw r.error("a count of \(count) \(what()) needs at least \(count * bytesEach) bytes, but only \(r.remaining) are left", at: offset)
         }
         return count
     }

@@ -96,14 +96,14 @@ struct WKBTests {
         let bytes = hex("01 02000000 FFFFFFFF 000000000000F03F 0000000000000040")
         let error = codecError { _ = try Geometry(wkb: bytes) }
         #expect(error?.offset == 5)
-        #expect(error?.message == "the points count 4294967295 needs at least 68719476720 bytes, but only 16 are left")
+        #expect(error?.message == "a count of 4294967295 points needs at least 68719476720 bytes, but only 16 are left")
     }
 
     @Test func absurdPartCountThrows() {
         let bytes = hex("00 00000006 7FFFFFFF")
         let error = codecError { _ = try Geometry(wkb: bytes) }
         #expect(error?.offset == 5)
-        #expect(error?.message.hasPrefix("the polygons count 2147483647") == true)
+        #expect(error?.message.hasPrefix("a count of 2147483647 polygons needs") == true)
     }
 
     @Test func trailingBytesAreCounted() {
