@@ -23,12 +23,12 @@ public final class Connection {
     public let path: String
     private var statementCache: [String: Statement] = [:]
 
-    /// Opens `path`. WAL journaling is requested for writable connections and its answer
-    /// checked; a 5-second busy timeout and extended result codes are set.
+    /// Opens `path`. For writable connections `journalMode` (WAL unless told otherwise; nil
+    /// leaves the file's own) is requested and the answer checked; a 5-second busy timeout and extended result codes are set.
     ///
     /// - Throws: `SQLiteError` when the file cannot be opened, is not a database, or WAL cannot
     ///   be set.
-    public init(path: String, mode: Mode = .readWrite, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    public init(path: String, mode: Mode = .readWrite, journalMode: String? = "WAL", busyTimeoutMilliseconds: Int32 = 5000) throws {
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
@@ -48,10 +48,10 @@ public final class Connection {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         // Reading the schema is the first thing that fails on a file that is not a database.
         try execute("SELECT count(*) FROM sqlite_master")
-        if mode != .readOnly {
-            let journal = try scalarText("PRAGMA journal_mode = WAL")
-            guard journal?.lowercased() == "wal" else {
-                throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL journaling (got \(journal ?? "nothing"))")
+        if mode != .readOnly, let journalMode {
+            let journal = try scalarText("PRAGMA journal_mode = \(journalMode)")
+            guard journal?.lowercased() == journalMode.lowercased() else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to \(journalMode) journaling (got \(journal ?? "nothing"))")
             }
         }
     }
@@ -187,6 +187,21 @@ public final class Connection {
         let rc = annolink_sqlite_db_config_defensive_state(handle, request, &current)
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot configure defensive mode") }
         return current != 0
+    }
+
+    /// Copies the whole database, as one consistent snapshot, into a new file at `path` with
+    /// SQLite's online backup. Wraps `sqlite3_backup_init`, `sqlite3_backup_step` and
+    /// `sqlite3_backup_finish`.
+    ///
+    /// - Throws: `SQLiteError` when the destination cannot be written.
+    public func backup(to path: String) throws {
+        let destination = try Connection(path: path, mode: .create, journalMode: nil)
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.lastError()
+        }
+        let rc = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE, finish == SQLITE_OK else { throw destination.lastError(code: rc == SQLITE_DONE ? finish : rc) }
     }
 
     /// Runs `body` in a read transaction so that every read sees one snapshot.
