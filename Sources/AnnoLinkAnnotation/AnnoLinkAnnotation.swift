@@ -1,0 +1,1 @@
+// AnnoLinkAnnotation: label expressions, text metrics and placement.
