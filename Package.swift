@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore"]),
         .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkImport"]),
         .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
+        // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
+        .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
+                          path: "Benchmarks/EngineBenchmarks"),
 
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),

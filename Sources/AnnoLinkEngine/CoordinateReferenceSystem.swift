@@ -59,12 +59,15 @@ public struct CoordinateReferenceSystem: Hashable, Sendable {
 public struct CoordinateUnit: Hashable, Sendable {
     /// Whether the unit measures length or angle.
     public enum Kind: Hashable, Sendable {
+        /// A length: metre, foot, US survey foot.
         case linear
+        /// An angle: degree, grad.
         case angular
     }
 
     /// PROJ's name, e.g. `US survey foot`, `foot`, `metre`, `degree`.
     public var name: String
+    /// Whether it measures length or angle.
     public var kind: Kind
     /// Metres per unit for a linear unit, radians per unit for an angular one.
     public var factor: Double

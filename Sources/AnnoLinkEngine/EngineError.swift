@@ -28,6 +28,7 @@ public enum EngineError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An argument is out of range (a negative tolerance, a NaN distance…).
     case invalidArgument(String)
 
+    /// The error in one line, naming the CRS and coordinate concerned.
     public var description: String {
         switch self {
         case .unknownCRS(let crs, let cause):

@@ -13,6 +13,7 @@ public struct GEOSError: Error, Hashable, Sendable, CustomStringConvertible {
         self.messages = messages
     }
 
+    /// The function and GEOS's messages in one line.
     public var description: String {
         let detail = messages.isEmpty ? "no message from GEOS" : messages.joined(separator: "; ")
         return "GEOS \(function) failed: \(detail)"

@@ -363,7 +363,9 @@ public struct BufferStyle: Hashable, Sendable {
 
     /// Segments per quarter circle on curved ends and corners (GEOS's default 8).
     public var quadrantSegments: Int
+    /// The shape at the ends of lines.
     public var endCap: EndCap
+    /// The shape at convex corners.
     public var join: Join
     /// For mitre joins: how far a corner may reach, as a multiple of the distance.
     public var mitreLimit: Double

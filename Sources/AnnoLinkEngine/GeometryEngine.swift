@@ -172,7 +172,8 @@ public final class GeometryEngine {
         do {
             converted = try geos(geometry)
         } catch let error as GEOSError {
-            throw GeometryValidationError.invalid(reason: error.messages.joined(separator: "; "), location: nil)
+            let reason = error.messages.isEmpty ? error.description : error.messages.joined(separator: "; ")
+            throw GeometryValidationError.invalid(reason: reason, location: nil)
         }
         guard let invalidity = try converted.invalidity() else { return }
         throw GeometryValidationError.invalid(reason: try converted.isValidReason(), location: invalidity.location)

@@ -14,6 +14,7 @@ public enum GeometryValidationError: Error, Hashable, Sendable, CustomStringConv
     /// an unclosed ring); `location` is where, when GEOS says.
     case invalid(reason: String, location: Point?)
 
+    /// The problem in one line, for the command line's `error:` message.
     public var description: String {
         switch self {
         case .nonFiniteCoordinate(let point, let part, let vertex):

@@ -26,6 +26,7 @@ public struct PROJError: Error, Hashable, Sendable, CustomStringConvertible {
         return "no message from PROJ"
     }
 
+    /// The function and PROJ's explanation in one line.
     public var description: String {
         var text = "PROJ \(function) failed: \(reason)"
         if let codeDescription, !messages.isEmpty { text += " (\(codeDescription))" }

@@ -304,6 +304,10 @@ private let bentLine = Geometry.lineString(line([(0, 0), (3, 4), (3, 10)]))
             reason: "IllegalArgumentException: Points of LinearRing do not form a closed linestring", location: nil)) {
             try engine.validateForWriting(open)
         }
+        let onePointTwice = Geometry.lineString(line([(1, 1), (1, 1)]))
+        #expect(throws: GeometryValidationError.invalid(reason: "Too few points in geometry component[1 1]", location: point(1, 1))) {
+            try engine.validateForWriting(onePointTwice)
+        }
         let error = GeometryValidationError.invalid(reason: "Self-intersection[5 5]", location: point(5, 5))
         #expect(error.description == "invalid geometry: Self-intersection[5 5]")
     }

@@ -105,6 +105,11 @@ struct CRSPair: CustomTestStringConvertible, Sendable {
         #expect(cause.messages == ["proj_create: crs not found"])
         #expect(error.description == "unknown coordinate reference system 'EPSG:999999': proj_create: crs not found")
         #expect(throws: EngineError.self) { try transformer.referenceSystem("not a CRS at all") }
+        // A coordinate operation is not a CRS.
+        let operation = try #require(throws: EngineError.self) {
+            try transformer.referenceSystem("+proj=pipeline +step +proj=axisswap +order=2,1")
+        }
+        #expect(operation.description.hasSuffix("is not a coordinate reference system"))
     }
 
     @Test func hugeCoordinateIsOutsideTheDomain() throws {
@@ -133,9 +138,10 @@ struct CRSPair: CustomTestStringConvertible, Sendable {
 
     @Test func latitudeBeyondThePoleIsOutsideTheDomain() throws {
         let transformer = try CoordinateTransformer()
-        #expect(throws: EngineError.self) {
+        let error = try #require(throws: EngineError.self) {
             try transformer.transform(Point(x: 0, y: 91), from: "EPSG:4326", to: "EPSG:3857")
         }
+        #expect(error.description == "cannot transform (0.0, 91.0) from 'EPSG:4326' to 'EPSG:3857': webmerc: Invalid latitude")
     }
 
     @Test func nonFiniteCoordinateIsNamed() throws {
