@@ -1,2 +1,0 @@
-// AnnoLinkImport: reading Esri mobile geodatabases.
-
