@@ -26,7 +26,8 @@ let package = Package(
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore"]),
-        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"]),
+        // CSQLite only for a tiny read-only helper that reads the Loudoun file until the store can.
+        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
     ],
     swiftLanguageModes: [.v6]
