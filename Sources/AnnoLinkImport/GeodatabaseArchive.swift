@@ -5,19 +5,20 @@
 /// `julianday('9999-12-31 23:59:59')`. A retired row's `gdb_to_date` is the date it was
 /// retired, so a threshold such as "greater than 2,400,000" (1858-11-16) does not tell current
 /// rows from rows retired after 1858; it only works on files where every row is current, as in
-/// the Loudoun sample. The rule here is the one Esri's own `…_evw` views use.
+/// the Loudoun sample. The rule here is the one Esri's own `…_evw` views use, with a wider
+/// tolerance: the Loudoun rows store 5373484.499988425, one unit in the last place below
+/// SQLite's `julianday` of the same instant, right at the edge of the views' 1e-9.
 public enum GeodatabaseArchive {
     /// `julianday('9999-12-31 23:59:59')` exactly as SQLite computes it (milliseconds since
     /// the Julian epoch divided by 86,400,000): 5373484.499988426.
     public static let openEndedToDate: Double = 464_269_060_799_000 / 86_400_000
 
-    /// How far from `openEndedToDate` a current row's `gdb_to_date` may be, in days (Esri's
-    /// views use the same bound).
-    public static let openEndedTolerance = 0.000000001
+    /// How far from `openEndedToDate` a current row's `gdb_to_date` may be, in days
+    /// (1e-6 day is 0.09 s; Esri's views use 1e-9).
+    public static let openEndedTolerance = 0.000001
 
-    /// An SQL condition that selects the current rows of an archive-enabled table; the same
-    /// condition as Esri's `…_evw` views.
-    public static let currentRowCondition = "gdb_to_date BETWEEN julianday('9999-12-31 23:59:59') - 0.000000001 AND julianday('9999-12-31 23:59:59') + 0.000000001"
+    /// An SQL condition that selects the current rows of an archive-enabled table.
+    public static let currentRowCondition = "abs(gdb_to_date - julianday('9999-12-31 23:59:59')) <= 0.000001"
 
     /// Whether a row with this `gdb_to_date` is current.
     public static func isCurrent(gdbToDate: Double) -> Bool {
