@@ -9,7 +9,7 @@ import AnnoLinkGeometry
 /// |---|---|---|
 /// | 5 | bytes | the text's baseline, ASCII `x1,y1;x2,y2` in map coordinates (CRS units) |
 /// | 6 | bytes | the text (UTF-8), equal to the row's `TextString` |
-/// | 8 | 64-bit | the angle in degrees, counter-clockwise from east, equal to the row's `Angle` |
+/// | 8 | 64-bit | the angle in degrees, counter-clockwise from east; the row's `Angle` within 1e-9 (327.06600000000003 against 327.066) |
 /// | 20 | 64-bit | word spacing in percent; written only when set by hand (`Override` bit 1024), equal to the row's `WordSpacing` |
 ///
 /// Fields 1 (the string "1"), 4 (varint 2) and 7 (varint 0) have the same value in every row,
