@@ -72,8 +72,14 @@ public struct GeodatabaseItemDefinition: Hashable, Sendable {
     public var spatialReferenceWKT: String?
     /// The extent the geodatabase records for the data, in CRS units.
     public var extent: Envelope?
-    /// The fields in definition order (archive columns such as `gdb_from_date` are not listed).
+    /// The stored fields in definition order. Archive columns (`gdb_from_date`, …) are not
+    /// listed by the geodatabase; the computed shape length and area (`lengthFieldName`,
+    /// `areaFieldName`, which the XML lists as fields too) are left out here.
     public var fields: [EsriField]
+    /// The computed shape-length field (`st_length(Shape)`), not a stored column.
+    public var lengthFieldName: String?
+    /// The computed shape-area field (`st_area(SHAPE)`), not a stored column.
+    public var areaFieldName: String?
     /// The extension properties (`Key` → `Value` text), e.g. `ReferenceScale`, `AutoCreate`.
     public var properties: [String: String]
     /// The annotation classes of an annotation feature class; empty for other items.
@@ -128,9 +134,12 @@ public struct GeodatabaseItemDefinition: Hashable, Sendable {
                 maxX: try Self.double(maxX, element: "XMax"), maxY: try Self.double(maxY, element: "YMax"))
         }
 
+        lengthFieldName = root.text(at: "LengthFieldName").nonEmpty
+        areaFieldName = root.text(at: "AreaFieldName").nonEmpty
+        let computed = Set([lengthFieldName, areaFieldName].compactMap { $0 })
         var fields: [EsriField] = []
         for info in root.child("GPFieldInfoExs")?.children("GPFieldInfoEx") ?? [] {
-            guard let fieldName = info.text(at: "Name"), !fieldName.isEmpty else { continue }
+            guard let fieldName = info.text(at: "Name"), !fieldName.isEmpty, !computed.contains(fieldName) else { continue }
             let typeName = info.text(at: "FieldType") ?? ""
             guard let type = EsriFieldType(rawValue: typeName) else { throw .unknownFieldType(typeName) }
             fields.append(EsriField(
