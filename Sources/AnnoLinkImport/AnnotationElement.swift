@@ -94,9 +94,11 @@ public struct AnnotationElement: Hashable, Sendable {
     }
 
     /// The middle of the baseline (halfway between its ends), in map coordinates: the anchor
-    /// of text aligned center/baseline.
+    /// of text aligned center/baseline. NaN coordinates if `baseline` was emptied.
     public var baselineMidpoint: Point {
-        let first = baseline.points[0], last = baseline.points[baseline.points.count - 1]
+        guard let first = baseline.points.first, let last = baseline.points.last else {
+            return Point(x: .nan, y: .nan)
+        }
         return Point(x: (first.x + last.x) / 2, y: (first.y + last.y) / 2)
     }
 

@@ -10,7 +10,8 @@ import Foundation
 ///
 /// The definition of an annotation feature class does not name its origin feature class; the
 /// relationship class does (`annotationLink(in:)`). Read the relationship classes with
-/// `SELECT Definition FROM GDB_Items WHERE Type = '\(ItemTypeID.relationshipClass)'`.
+/// `SELECT Definition FROM GDB_Items WHERE Type = '{B606A7E1-FA5B-439C-849C-6E9C2481537B}'`
+/// (`ItemTypeID.relationshipClass`).
 public struct GeodatabaseItemDefinition: Hashable, Sendable {
     /// The kind of item, from the definition's root element.
     public enum Kind: Hashable, Sendable {

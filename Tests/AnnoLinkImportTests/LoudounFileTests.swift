@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkImport
+import Foundation
 import Testing
 
 /// The decoders on every row of the Loudoun geodatabase, checked against what ArcGIS stored
@@ -54,6 +55,11 @@ struct LoudounFileTests {
             #expect(abs(element.angle - (try #require(row[1].double))) < 1e-9)
             #expect((element.wordSpacing ?? 100) == row[2].double)
             #expect(try #require(geometry.envelope).contains(element.baselineMidpoint))
+            // The baseline runs in the direction of the angle.
+            let start = element.baseline.points[0], end = element.baseline.points[1]
+            let direction = (atan2(end.y - start.y, end.x - start.x) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
+            let difference = abs(direction - element.angle)
+            #expect(min(difference, 360 - difference) < 0.01)
         }
     }
 
