@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore"]),
         .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore"]),
-        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"]),
+        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
     ],
     swiftLanguageModes: [.v6]
