@@ -7,7 +7,7 @@ import Foundation
 /// `error:` line on standard error and an exit status (SPEC §7).
 public enum AnnoLinkCommand {
     static var commands: [any Command.Type] {
-        [SampleCommand.self, InfoCommand.self]
+        [ImportCommand.self, SampleCommand.self, InfoCommand.self]
     }
 
     static var usage: String {

@@ -16,7 +16,7 @@ extension GeoPackage {
             try connection.execute(AnnotationSchema.registry)
             try connection.run("""
                 INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope)
-                VALUES (?, NULL, ?, ?, 'read-write')
+                VALUES (?, NULL, ?, ?, 'write-only')
                 """, [.text(AnnotationSchema.registryTable), .text(AnnotationSchema.extensionName), .text(AnnotationSchema.extensionDefinition)])
         }
     }
@@ -33,7 +33,7 @@ extension GeoPackage {
             try connection.execute("CREATE INDEX \(quoteIdentifier("\(name)_FeatureID")) ON \(quoteIdentifier(name)) (FeatureID, AnnotationClassID)")
             try connection.run("""
                 INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope)
-                VALUES (?, NULL, ?, ?, 'read-write')
+                VALUES (?, NULL, ?, ?, 'write-only')
                 """, [.text(name), .text(AnnotationSchema.extensionName), .text(AnnotationSchema.extensionDefinition)])
             return table
         }

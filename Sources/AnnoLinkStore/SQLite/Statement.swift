@@ -10,12 +10,17 @@ public final class Statement {
 
     init(database: Database, sql: String) throws {
         var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let rc = sqlite3_prepare_v3(database.pointer, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+        // The tail pointer points into the C string, so both are used inside withCString.
+        let (rc, hasMore) = sql.withCString { text -> (Int32, Bool) in
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v3(database.pointer, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            let rest = tail.map { String(cString: $0) } ?? ""
+            return (rc, !rest.allSatisfy { $0.isWhitespace || $0 == ";" })
+        }
         guard rc == SQLITE_OK, let statement else {
             throw database.lastError(sql: sql, code: rc == SQLITE_OK ? SQLITE_MISUSE : nil)
         }
-        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" }) {
+        if hasMore {
             sqlite3_finalize(statement)
             throw SQLiteError(code: SQLITE_MISUSE, message: "only one SQL statement may be given", sql: sql)
         }
