@@ -6,13 +6,14 @@ enum InfoCommand: Command {
     static let name = "info"
     static let summary = "list the feature and annotation tables of a GeoPackage"
     static let help = """
-        usage: annolink info FILE.gpkg [--json]
+        usage: annolink info FILE.gpkg [--table TABLE] [--json]
 
         Lists every feature table with its geometry type, CRS, feature count and extent, and
         every annotation table with its annotation classes (origin table, label expression,
         font, reference scale, placement) and how many annotation rows it holds.
 
         options:
+          --table TABLE   only this feature or annotation table, with its columns
           --json   machine-readable output:
                    {"path", "tables": [{"name", "kind": "features"|"annotation", "geometryType",
                     "srsID", "crs", "count", "extent": [minX, minY, maxX, maxY] or null}],
@@ -21,11 +22,14 @@ enum InfoCommand: Command {
                     "placement", "placementOffset", "autoCreate", "updateOnShapeChange",
                     "annotationCount", "originCount"}]}
 
-        exit status: 0 done, 65 not a GeoPackage, 66 no such file.
+                   (with --table, each table also has "columns": [{"name", "type", "notNull"}])
+
+        exit status: 0 done, 65 not a GeoPackage or no such table, 66 no such file.
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitStatus {
         let json = arguments.flag("--json")
+        let only = try arguments.option("--table")
         let path = try arguments.positional("FILE.gpkg")
         try arguments.finish()
 
@@ -33,7 +37,8 @@ enum InfoCommand: Command {
         let annotationTables = Set(try package.annotationTableNames().map { $0.lowercased() })
         var tables: [[String: Any]] = []
         try package.connection.read {
-            for name in try package.featureTableNames() {
+            let names = try only.map { [try package.featureTable($0).name] } ?? package.featureTableNames()
+            for name in names {
                 let table = try package.featureTable(name)
                 let count = try package.connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
                 let extent = try package.connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
@@ -47,10 +52,14 @@ enum InfoCommand: Command {
                     "count": count,
                     "extent": extent.flatMap { row in row.contains(where: \.isNull) ? nil : row.compactMap(\.doubleValue) } ?? NSNull(),
                 ])
+                if only != nil {
+                    tables[tables.count - 1]["columns"] = table.columns.map { ["name": $0.name, "type": $0.type, "notNull": $0.isNotNull] }
+                }
             }
         }
         var classes: [[String: Any]] = []
-        for c in try package.annotationClasses() {
+        let selected = Set(tables.compactMap { ($0["name"] as? String)?.lowercased() })
+        for c in try package.annotationClasses() where only == nil || selected.contains(c.annotationTable.lowercased()) || selected.contains(c.originTable.lowercased()) {
             let annotationCount = try package.connection.scalarInt(
                 "SELECT count(*) FROM \(quoteIdentifier(c.annotationTable)) WHERE AnnotationClassID = ?", [.integer(c.classID)]) ?? 0
             var originSQL = "SELECT count(*) FROM \(quoteIdentifier(c.originTable))"
@@ -74,6 +83,9 @@ enum InfoCommand: Command {
         for t in tables {
             let extent = (t["extent"] as? [Double]).map { e in e.map { String(format: "%.2f", $0) }.joined(separator: ", ") } ?? "empty"
             Output.line("  \(t["name"]!) (\(t["kind"]!)): \(t["count"]!) \(t["geometryType"]!) in \(t["crs"]!); extent \(extent)")
+            for column in t["columns"] as? [[String: Any]] ?? [] {
+                Output.line("    \(column["name"]!) \(column["type"]!)\(column["notNull"] as? Bool == true ? " NOT NULL" : "")")
+            }
         }
         if !classes.isEmpty { Output.line("annotation classes:") }
         for c in classes {

@@ -61,3 +61,20 @@ struct ErrorTests {
         #expect(top.stdout.contains("commands:"))
     }
 }
+
+@Suite("info --table, end to end")
+struct InfoTableTests {
+    @Test func oneTableWithColumns() throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("s.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "10").status == 0)
+        let result = try Harness.annolink("info", path, "--table", "PARCEL_LINES")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("parcel_lines (features): 31 LINESTRING"))
+        #expect(result.stdout.contains("    Length DOUBLE\n"))
+        #expect(!result.stdout.contains("address_points"))
+
+        let missing = try Harness.annolink("info", path, "--table", "no_such_table")
+        #expect(missing.status == 65)
+        #expect(missing.stderr == "error: no feature table named 'no_such_table'\n")
+    }
+}
