@@ -283,7 +283,14 @@ import Testing
             sorted.withUnsafeMutableBufferPointer { keys in
                 scratch.withUnsafeMutableBufferPointer { RTreePacking.sortByHighHalf(keys, scratch: $0) }
             }
+            // The low halves are ascending, so a stable sort by the high half is a full sort.
             #expect(sorted == keys.sorted(), "\(highBits) significant bits")
+            var descending = keys.reversed() as [UInt64]
+            descending.withUnsafeMutableBufferPointer { keys in
+                scratch.withUnsafeMutableBufferPointer { RTreePacking.sortByHighHalf(keys, scratch: $0) }
+            }
+            #expect(descending == keys.sorted { $0 >> 32 < $1 >> 32 || ($0 >> 32 == $1 >> 32 && $0 > $1) },
+                    "ties keep their input order (\(highBits) significant bits)")
         }
     }
 

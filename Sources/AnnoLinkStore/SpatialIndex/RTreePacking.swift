@@ -97,6 +97,7 @@ package struct RTreePacking {
     ///   and 16 more while a level is tiled, besides the node blobs (about 25 bytes per entry).
     package init(entries: [RTreeEntry], nodeSize: Int) throws(RTreeBulkLoadError) {
         precondition(nodeSize >= 448, "rtree nodes are at least 448 bytes")
+        precondition(entries.count < Int(UInt32.max), "cell indices are kept in 32 bits")
         self.nodeSize = nodeSize
         self.capacity = min((nodeSize - 4) / Self.cellSize, Self.maximumCapacity)
 
@@ -196,8 +197,16 @@ package struct RTreePacking {
     static func sortByHighHalf(_ keys: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>) {
         precondition(scratch.count == keys.count)
         if keys.count < 64 {
-            var keys = keys
-            keys.sort()
+            // Insertion sort: fewer steps than four passes over 256 counters.
+            for i in keys.indices.dropFirst() {
+                let key = keys[i]
+                var j = i
+                while j > 0, keys[j - 1] >> 32 > key >> 32 {
+                    keys[j] = keys[j - 1]
+                    j -= 1
+                }
+                keys[j] = key
+            }
             return
         }
         var source = keys
