@@ -27,6 +27,7 @@ let package = Package(
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
         .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
                           path: "Benchmarks/EngineBenchmarks"),
+        .executableTarget(name: "RTreeBenchmarks", dependencies: ["AnnoLinkStore"], path: "Benchmarks/RTreeBenchmarks"),
 
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),

@@ -1,4 +1,4 @@
-import AnnoLinkStore
+@testable import AnnoLinkStore
 import Foundation
 import Testing
 
@@ -267,6 +267,41 @@ import Testing
         #expect(RTreeRounding.up(1e39) == .infinity)
         #expect(RTreeRounding.up(-1e39) == -.greatestFiniteMagnitude)
         #expect(RTreeRounding.down(-1e39) == -.infinity)
+    }
+}
+
+@Suite struct RTreePackingTests {
+    @Test("the radix sort orders by the high half and keeps ties in order", arguments: [0, 1, 63, 64, 1_000, 100_000])
+    func radixSort(count: Int) {
+        var random = SplitMix64(seed: UInt64(count))
+        for highBits in [3, 12, 32] {
+            let keys = (0..<count).map { i in
+                UInt64.random(in: 0..<(UInt64(1) << UInt64(highBits)), using: &random) << 32 | UInt64(i)
+            }
+            var sorted = keys
+            var scratch = [UInt64](repeating: 0, count: count)
+            sorted.withUnsafeMutableBufferPointer { keys in
+                scratch.withUnsafeMutableBufferPointer { RTreePacking.sortByHighHalf(keys, scratch: $0) }
+            }
+            // The low halves are ascending, so a stable sort by the high half is a full sort.
+            #expect(sorted == keys.sorted(), "\(highBits) significant bits")
+            var descending = keys.reversed() as [UInt64]
+            descending.withUnsafeMutableBufferPointer { keys in
+                scratch.withUnsafeMutableBufferPointer { RTreePacking.sortByHighHalf(keys, scratch: $0) }
+            }
+            #expect(descending == keys.sorted { $0 >> 32 < $1 >> 32 || ($0 >> 32 == $1 >> 32 && $0 > $1) },
+                    "ties keep their input order (\(highBits) significant bits)")
+        }
+    }
+
+    @Test("float sort keys follow the order of the floats")
+    func sortKeys() {
+        let values: [Float] = [-.infinity, -.greatestFiniteMagnitude, -1e10, -1, -.leastNormalMagnitude, 0,
+                               .leastNormalMagnitude, 1, 1e10, .greatestFiniteMagnitude, .infinity]
+        let keys = values.map { RTreeCell(reference: 0, minX: $0, maxX: $0, minY: 0, maxY: 0).xKey }
+        #expect(keys == keys.sorted())
+        #expect(Set(keys).count == keys.count)
+        #expect(RTreeCell(reference: 0, minX: -.infinity, maxX: .infinity, minY: 0, maxY: 0).xKey == keys[5])
     }
 }
 

@@ -43,10 +43,16 @@ struct RTreeCell {
     var minY: Float
     var maxY: Float
 
-    /// Twice the centre, as sort keys. Only −∞ + ∞ can give NaN (a box spanning beyond the
-    /// float range); it sorts as the origin so that the ordering stays total.
-    @inline(__always) var doubledCentreX: Double { let s = Double(minX) + Double(maxX); return s.isNaN ? 0 : s }
-    @inline(__always) var doubledCentreY: Double { let s = Double(minY) + Double(maxY); return s.isNaN ? 0 : s }
+    /// The centre on each axis as a sort key: an unsigned integer in the order of the floats.
+    /// Only −∞ + ∞ can give NaN (a box spanning beyond the float range); it sorts as the
+    /// origin so that the ordering stays total.
+    @inline(__always) var xKey: UInt32 { Self.orderKey(minX * 0.5 + maxX * 0.5) }
+    @inline(__always) var yKey: UInt32 { Self.orderKey(minY * 0.5 + maxY * 0.5) }
+
+    @inline(__always) private static func orderKey(_ value: Float) -> UInt32 {
+        let bits = value.isNaN || value == 0 ? 0 : value.bitPattern
+        return bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
+    }
 }
 
 /// A complete R-tree for a set of entries, encoded in the rtree module's node format and packed
@@ -77,8 +83,8 @@ package struct RTreePacking {
     /// The number of nodes, root included.
     package var nodeCount: Int { nodes.count / nodeSize }
 
-    /// The largest node the rtree module accepts has 255 cells at most (it keeps a cell index
-    /// in a byte); it never makes nodes of more than 51 cells itself.
+    /// The module's search keeps a cell index in a byte (`RtreeSearchPoint.iCell`), so no node
+    /// gets more than 255 cells; the module itself never makes nodes of more than 51.
     static let maximumCapacity = 255
     static let cellSize = 24
 
@@ -87,9 +93,11 @@ package struct RTreePacking {
     /// - Precondition: `nodeSize ≥ 448` (the module's own minimum).
     /// - Throws: `RTreeBulkLoadError.nonFiniteCoordinate` or `.invertedBox` for the first bad
     ///   entry. Ids are not checked here (see `RTreeRowidOrder`).
-    /// - Complexity: O(n log n) time; about 24 bytes per entry besides the node blobs.
+    /// - Complexity: O(n) time (the sorts are radix sorts); 24 bytes per entry for the cells
+    ///   and 16 more while a level is tiled, besides the node blobs (about 25 bytes per entry).
     package init(entries: [RTreeEntry], nodeSize: Int) throws(RTreeBulkLoadError) {
         precondition(nodeSize >= 448, "rtree nodes are at least 448 bytes")
+        precondition(entries.count < Int(UInt32.max), "cell indices are kept in 32 bits")
         self.nodeSize = nodeSize
         self.capacity = min((nodeSize - 4) / Self.cellSize, Self.maximumCapacity)
 
@@ -120,21 +128,20 @@ package struct RTreePacking {
         var nextNode = 2
         var level = 0
         while cells.count > capacity {
-            let nodeSizes = cells.withUnsafeMutableBufferPointer { Self.tile($0, nodeCount: levels[level]) }
+            let (order, nodeSizes) = Self.tile(cells, nodeCount: levels[level])
             var upper = [RTreeCell]()
             upper.reserveCapacity(nodeSizes.count)
             var start = 0
             for size in nodeSizes {
-                let range = start..<(start + size)
                 let node = nextNode
                 nextNode += 1
-                upper.append(encode(cells[range], asNode: node, level: level, entries: entries))
+                upper.append(encode(order[start..<(start + size)], of: cells, asNode: node, level: level, entries: entries))
                 start += size
             }
             cells = upper
             level += 1
         }
-        _ = encode(cells[...], asNode: 1, level: level, entries: entries)
+        _ = encode(cells.indices.map { UInt64($0) }[...], of: cells, asNode: 1, level: level, entries: entries)
     }
 
     /// Node counts from the leaves up to the root (whose count is 1).
@@ -150,9 +157,10 @@ package struct RTreePacking {
     }
 
     /// Orders `cells` for `nodeCount` nodes with Sort-Tile-Recursive: sorted by x, cut into
-    /// ⌈√nodeCount⌉ vertical slices of whole nodes, each slice sorted by y. Returns the node
-    /// sizes, in order; consecutive runs of `cells` of those sizes are the nodes.
-    static func tile(_ cells: UnsafeMutableBufferPointer<RTreeCell>, nodeCount: Int) -> [Int] {
+    /// ⌈√nodeCount⌉ vertical slices of whole nodes, each slice sorted by y. Returns the order
+    /// (the low 32 bits of each element index `cells`) and the node sizes: consecutive runs of
+    /// the order of those sizes are the nodes.
+    static func tile(_ cells: [RTreeCell], nodeCount: Int) -> (order: [UInt64], sizes: [Int]) {
         let base = cells.count / nodeCount
         let larger = cells.count % nodeCount
         let sizes = (0..<nodeCount).map { base + ($0 < larger ? 1 : 0) }
@@ -160,33 +168,86 @@ package struct RTreePacking {
         let nodesPerSlice = nodeCount / sliceCount
         let widerSlices = nodeCount % sliceCount
 
-        var all = cells
-        all.sort { $0.doubledCentreX < $1.doubledCentreX }
-        var node = 0
-        var start = 0
-        for slice in 0..<sliceCount {
-            let sliceNodes = nodesPerSlice + (slice < widerSlices ? 1 : 0)
-            let count = sizes[node..<(node + sliceNodes)].reduce(0, +)
-            var slice = UnsafeMutableBufferPointer(rebasing: cells[start..<(start + count)])
-            slice.sort { $0.doubledCentreY < $1.doubledCentreY }
-            node += sliceNodes
-            start += count
+        var order = cells.indices.map { UInt64(cells[$0].xKey) << 32 | UInt64($0) }
+        var scratch = [UInt64](repeating: 0, count: order.count)
+        order.withUnsafeMutableBufferPointer { order in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                sortByHighHalf(order, scratch: scratch)
+                var node = 0
+                var start = 0
+                for slice in 0..<sliceCount {
+                    let sliceNodes = nodesPerSlice + (slice < widerSlices ? 1 : 0)
+                    let count = sizes[node..<(node + sliceNodes)].reduce(0, +)
+                    let range = start..<(start + count)
+                    for i in range {
+                        let index = Int(truncatingIfNeeded: order[i] & 0xFFFF_FFFF)
+                        order[i] = UInt64(cells[index].yKey) << 32 | UInt64(index)
+                    }
+                    sortByHighHalf(.init(rebasing: order[range]), scratch: .init(rebasing: scratch[range]))
+                    node += sliceNodes
+                    start += count
+                }
+            }
         }
-        return sizes
+        return (order, sizes)
     }
 
-    /// Writes `cells` as node number `node` and records where each cell went. Returns the
-    /// node's cell for the level above: its number and the union of its cells' boxes.
-    private mutating func encode(_ cells: ArraySlice<RTreeCell>, asNode node: Int, level: Int, entries: [RTreeEntry]) -> RTreeCell {
-        precondition(cells.count <= capacity)
+    /// Sorts `keys` by their high 32 bits, stably: a least-significant-digit radix sort, a
+    /// byte at a time, skipping bytes that all keys share.
+    static func sortByHighHalf(_ keys: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(scratch.count == keys.count)
+        if keys.count < 64 {
+            // Insertion sort: fewer steps than four passes over 256 counters.
+            for i in keys.indices.dropFirst() {
+                let key = keys[i]
+                var j = i
+                while j > 0, keys[j - 1] >> 32 > key >> 32 {
+                    keys[j] = keys[j - 1]
+                    j -= 1
+                }
+                keys[j] = key
+            }
+            return
+        }
+        var source = keys
+        var target = scratch
+        var counts = [Int](repeating: 0, count: 256)
+        for shift in stride(from: 32, to: 64, by: 8) {
+            for i in counts.indices { counts[i] = 0 }
+            for key in source { counts[Int(truncatingIfNeeded: key >> UInt64(shift)) & 0xFF] += 1 }
+            if counts.contains(source.count) { continue }
+            var total = 0
+            for i in counts.indices {
+                let count = counts[i]
+                counts[i] = total
+                total += count
+            }
+            for key in source {
+                let digit = Int(truncatingIfNeeded: key >> UInt64(shift)) & 0xFF
+                target[counts[digit]] = key
+                counts[digit] += 1
+            }
+            swap(&source, &target)
+        }
+        if source.baseAddress != keys.baseAddress {
+            _ = keys.update(fromContentsOf: source)
+        }
+    }
+
+    /// Writes the cells that `order` picks from `cells` (low 32 bits of each element) as node
+    /// number `node` and records where each cell went. Returns the node's cell for the level
+    /// above: its number and the union of its cells' boxes.
+    private mutating func encode(_ order: ArraySlice<UInt64>, of cells: [RTreeCell], asNode node: Int, level: Int, entries: [RTreeEntry]) -> RTreeCell {
+        precondition(order.count <= capacity)
         var union = RTreeCell(reference: Int64(node), minX: .infinity, maxX: -.infinity, minY: .infinity, maxY: -.infinity)
         let offset = (node - 1) * nodeSize
         let isLeaf = level == 0
         nodes.withUnsafeMutableBytes { bytes in
             if node == 1 { bytes.storeBytes(of: UInt16(depth).bigEndian, toByteOffset: offset, as: UInt16.self) }
-            bytes.storeBytes(of: UInt16(cells.count).bigEndian, toByteOffset: offset + 2, as: UInt16.self)
+            bytes.storeBytes(of: UInt16(order.count).bigEndian, toByteOffset: offset + 2, as: UInt16.self)
             var at = offset + 4
-            for cell in cells {
+            for key in order {
+                let cell = cells[Int(truncatingIfNeeded: key & 0xFFFF_FFFF)]
                 let id: Int64
                 if isLeaf {
                     id = entries[Int(cell.reference)].id
