@@ -43,6 +43,9 @@ struct ExpressionParser {
         let node = try parseExpression()
         while isSymbol(";") { _ = advance() }
         if current.kind != .end {
+            if isSymbol("=") {
+                throw .unsupported("assignment is not supported (use '==' to compare)", position: current.position)
+            }
             if isSymbol(";", tokens[index - 1]) {
                 throw .unsupported("multi-statement expressions are not supported; only a single expression is", position: current.position)
             }

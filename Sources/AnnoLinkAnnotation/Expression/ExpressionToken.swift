@@ -5,7 +5,8 @@ struct ExpressionToken: Equatable {
         case string(String)
         /// A name; profile variables keep their `$` (`$feature`).
         case identifier(String)
-        /// Punctuation and operators: `( ) [ ] , . ; + - * / % == != < <= > >= && || ! =`.
+        /// Punctuation and operators: `( ) [ ] { } , . ; + - * / % == != < <= > >= && || ! =`
+        /// (braces only so that a block of full Arcade gets a clear error).
         case symbol(String)
         case end
     }
@@ -78,7 +79,7 @@ struct ExpressionTokenizer {
             index += 2
             return ExpressionToken(kind: .symbol(two), position: start)
         }
-        if "()[],.;+-*/%<>!=".contains(c) {
+        if "()[]{},.;+-*/%<>!=".contains(c) {
             index += 1
             return ExpressionToken(kind: .symbol(String(c)), position: start)
         }
