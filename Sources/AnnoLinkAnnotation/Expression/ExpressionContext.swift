@@ -12,12 +12,13 @@ public struct ExpressionContext: Sendable {
     /// The feature's geometry in its table's CRS, or nil when it has none.
     public var geometry: Geometry?
     /// Metres per unit of the CRS's horizontal axes (1200/3937 for the US survey foot, 0.3048 for
-    /// the international foot, 1 for the metre); nil for a geographic CRS. `Length` with a unit
-    /// converts with it.
+    /// the international foot, 1 for the metre; `CoordinateReferenceSystem.metresPerUnit`); nil
+    /// for a geographic CRS or when unknown. `Length` with a unit converts with it, and fails
+    /// with `noLinearUnit` when it is nil rather than guess.
     public var metresPerUnit: Double?
 
-    /// A feature with `attributes`, `geometry` in a CRS whose unit is `metresPerUnit` metres.
-    public init(attributes: [String: SQLValue], geometry: Geometry? = nil, metresPerUnit: Double? = 1) {
+    /// A feature with `attributes` and `geometry`, in a CRS whose unit is `metresPerUnit` metres.
+    public init(attributes: [String: SQLValue], geometry: Geometry? = nil, metresPerUnit: Double? = nil) {
         self.attributes = attributes
         self.geometry = geometry
         self.metresPerUnit = metresPerUnit

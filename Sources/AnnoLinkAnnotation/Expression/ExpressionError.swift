@@ -24,7 +24,8 @@ public enum ExpressionError: Error, Hashable, Sendable, CustomStringConvertible 
     case unsupportedFormat(String, position: Int)
     /// A `Length` unit that is not a linear unit the language knows.
     case unknownUnit(String, position: Int)
-    /// `Length` with a unit on a feature whose CRS has no linear unit (a geographic CRS).
+    /// `Length` with a unit on a feature whose CRS has no linear unit (a geographic CRS), or
+    /// whose context does not give it.
     case noLinearUnit(position: Int)
 
     /// The 1-based character position in the source the error refers to.
@@ -53,7 +54,7 @@ public enum ExpressionError: Error, Hashable, Sendable, CustomStringConvertible 
             "unsupported format '\(f)' (supported: number patterns of '#', '0', ',', '.', with optional '%' and literal text)"
         case .unknownUnit(let u, _):
             "unknown length unit '\(u)' (use feet, meters, us-survey-feet, kilometers, miles, yards or nautical-miles)"
-        case .noLinearUnit: "Length with a unit needs a CRS with a linear unit (this one is geographic)"
+        case .noLinearUnit: "Length with a unit needs the CRS's linear unit (the CRS is geographic, or its unit was not given)"
         }
     }
 

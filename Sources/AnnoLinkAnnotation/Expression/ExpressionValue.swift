@@ -6,9 +6,13 @@ import AnnoLinkStore
 /// Arcade has one number type, a double (its guide: "Numbers are a single data type"); integer
 /// attributes become numbers and still render without decimals (`21505`).
 public enum ExpressionValue: Hashable, Sendable {
+    /// No value: a NULL attribute, `null`, or a missing geometry.
     case null
+    /// A number (a double), from an INTEGER or REAL attribute or arithmetic.
     case number(Double)
+    /// Text, from a TEXT attribute, a literal or a text function.
     case text(String)
+    /// The result of a comparison or logical operator, `true` or `false`.
     case boolean(Bool)
     /// A feature's geometry, from `Geometry($feature)`.
     case geometry(Geometry)

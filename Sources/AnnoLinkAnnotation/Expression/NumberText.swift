@@ -19,6 +19,29 @@ enum NumberText {
         if value.rounded(.towardZero) == value && Swift.abs(value) < 9_007_199_254_740_992 {
             return String(Int64(value))
         }
+        // So are short decimals (rounded lengths): the fewest places k for which the decimal
+        // r / 10^k reads back as the value are the shortest digits. Below 1e11 no two k-place
+        // decimals read back as the same double, so r is the only candidate.
+        if Swift.abs(value) < 1e11 {
+            for k in 1...4 {
+                let p = powersOfTen[k]
+                let r = (value * p).rounded()
+                if r / p == value { return fixedPoint(Int64(r), places: k) }
+            }
+        }
+        return renderDigits(value)
+    }
+
+    /// `integer / 10^places` written with exactly `places` decimals.
+    private static func fixedPoint(_ integer: Int64, places: Int) -> String {
+        var digits = String(integer.magnitude)
+        if digits.count <= places { digits = String(repeating: "0", count: places + 1 - digits.count) + digits }
+        let point = digits.index(digits.endIndex, offsetBy: -places)
+        return (integer < 0 ? "-" : "") + digits[..<point] + "." + digits[point...]
+    }
+
+    /// Number::toString from the shortest round-trip digits, for any finite non-zero value.
+    static func renderDigits(_ value: Double) -> String {
         let d = DecimalDigits(value)
         let k = d.digits.count
         let n = d.pointPosition

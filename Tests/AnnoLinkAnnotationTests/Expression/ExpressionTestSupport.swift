@@ -2,16 +2,16 @@ import AnnoLinkGeometry
 import AnnoLinkStore
 @testable import AnnoLinkAnnotation
 
-/// Evaluates `source` for a feature with `attributes` and returns the label text.
+/// Evaluates `source` for a feature with `attributes` (in a metre CRS unless told) and returns the label text.
 func label(
     _ source: String, _ attributes: [String: SQLValue] = [:], geometry: Geometry? = nil, metresPerUnit: Double? = 1
 ) throws -> String {
     try LabelExpression(source).text(for: ExpressionContext(attributes: attributes, geometry: geometry, metresPerUnit: metresPerUnit))
 }
 
-/// Evaluates `source` for a feature with `attributes` and returns the value.
+/// Evaluates `source` for a feature with `attributes` (in a metre CRS) and returns the value.
 func value(_ source: String, _ attributes: [String: SQLValue] = [:], geometry: Geometry? = nil) throws -> ExpressionValue {
-    try LabelExpression(source).evaluate(ExpressionContext(attributes: attributes, geometry: geometry))
+    try LabelExpression(source).evaluate(ExpressionContext(attributes: attributes, geometry: geometry, metresPerUnit: 1))
 }
 
 /// The error parsing `source` throws, or nil when it parses.

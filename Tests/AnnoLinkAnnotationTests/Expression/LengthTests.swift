@@ -61,6 +61,13 @@ struct LengthTests {
         #expect(try evaluationError("Length($feature, 'meters')", geometry: straightLine(1), metresPerUnit: nil) == .noLinearUnit(position: 1))
     }
 
+    @Test func aContextWithoutAUnitDoesNotGuessOne() throws {
+        let expression = try LabelExpression("Length($feature, 'feet')")
+        #expect(throws: ExpressionError.noLinearUnit(position: 1)) {
+            try expression.text(for: ExpressionContext(attributes: [:], geometry: straightLine(1)))
+        }
+    }
+
     @Test func lengthsOfEveryKind() throws {
         let square = LineString([Point(x: 0, y: 0), Point(x: 0, y: 10), Point(x: 10, y: 10), Point(x: 10, y: 0), Point(x: 0, y: 0)])
         let hole = LineString([Point(x: 4, y: 4), Point(x: 6, y: 4), Point(x: 6, y: 6), Point(x: 4, y: 6), Point(x: 4, y: 4)])

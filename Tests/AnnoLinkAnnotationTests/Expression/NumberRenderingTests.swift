@@ -11,12 +11,26 @@ struct NumberRenderingTests {
         (1e20, "100000000000000000000"), (123456789012345680000.0, "123456789012345680000"),
         (1152921504606846976.0, "1152921504606847000"),  // 2^60: shortest digits, then zeros
         (1e21, "1e+21"), (1.5e22, "1.5e+22"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+        (201.15, "201.15"), (-0.05, "-0.05"), (0.0001, "0.0001"), (12345.6789, "12345.6789"), (0.00001, "0.00001"),
         (0.000001, "0.000001"), (0.0000015, "0.0000015"), (1e-7, "1e-7"), (1.5e-7, "1.5e-7"),
         (Double.leastNonzeroMagnitude, "5e-324"),
         (Double.nan, "NaN"), (Double.infinity, "Infinity"), (-Double.infinity, "-Infinity"),
     ])
     func renders(number: Double, text: String) {
         #expect(ExpressionValue.render(number) == text)
+    }
+
+    // Integers and numbers of up to four decimals take a fast path; it must agree with the
+    // general one (shortest round-trip digits) everywhere.
+    @Test(arguments: [1.0, 10, 100, 1000, 10000])
+    func fastPathAgreesWithShortestDigits(denominator: Double) {
+        var disagreements: [Double] = []
+        for i in stride(from: -200_003, through: 200_003, by: 61) {
+            for v in [Double(i) / denominator, Double(i) / denominator * 1.000002, Double(i) * 1e6 / denominator] where v != 0 {
+                if NumberText.render(v) != NumberText.renderDigits(v) { disagreements.append(v) }
+            }
+        }
+        #expect(disagreements.isEmpty)
     }
 
     @Test(arguments: [
