@@ -219,6 +219,11 @@ struct ExpressionParser {
         let position = token.position
         _ = advance()  // name
         _ = advance()  // (
+        // Arcade's text functions page: Concatenate(textArray, separator?, format?), where the
+        // separator is "text to concatenate, if a single value is provided for the first
+        // parameter"; ArcGIS Pro's "Arcade expressions in charts" page calls
+        // Concatenate($feature.CITY_NAME, ", ", $feature.STATE_NAME). So: an array literal first
+        // means join with a separator; otherwise every argument's text, one after another.
         if function == .concatenate && isSymbol("[") { return try parseConcatenateArray(at: position) }
 
         var arguments: [ExpressionNode] = []

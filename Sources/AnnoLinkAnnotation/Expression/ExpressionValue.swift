@@ -47,6 +47,9 @@ public enum ExpressionValue: Hashable, Sendable {
     }
 
     /// Arcade's implicit cast to text (null is empty text). `position` is where an error points.
+    ///
+    /// Null as empty text is how Arcade concatenates (`null + 'x'` is "x"), and matches its
+    /// `IsEmpty` and `DefaultValue`, which treat null and '' alike (Arcade data functions page).
     func text(at position: Int) throws(ExpressionError) -> String {
         switch self {
         case .null: return ""
@@ -60,6 +63,11 @@ public enum ExpressionValue: Hashable, Sendable {
 
     /// Arcade's implicit cast to a number: null is 0, booleans 1 and 0, text is parsed (NaN when
     /// it is not a number). `position` is where an error points.
+    ///
+    /// The rules are those the ArcGIS Maps SDKs document for casting an Arcade result to a number
+    /// (`ArcadeExpressionReturnType.Number`: "booleans return 1 if true, 0 otherwise … null is
+    /// converted to 0 … strings are parsed as float64 … all other types are converted to NaN"),
+    /// except that geometries and arrays are an error here rather than a silent NaN.
     func number(at position: Int) throws(ExpressionError) -> Double {
         switch self {
         case .null: return 0
@@ -71,7 +79,9 @@ public enum ExpressionValue: Hashable, Sendable {
         }
     }
 
-    /// Whether Arcade's `IsEmpty` holds: null or empty text.
+    /// Whether Arcade's `IsEmpty` holds: "true if the provided value is null or an empty string
+    /// (e.g. ''). Returns false for all other cases" (Arcade data functions page), so ' ' and 0
+    /// are not empty.
     var isEmpty: Bool {
         switch self {
         case .null: true

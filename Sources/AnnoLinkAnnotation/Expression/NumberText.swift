@@ -110,6 +110,13 @@ enum NumberText {
     /// from zero, judged on the value's shortest decimal representation: `1.005` is the text
     /// "1.005", so it rounds to 1.01 although the double is a hair below 1.005.
     ///
+    /// Arcade's math functions page says only that Round returns the value "rounded to the given
+    /// number of decimal places … Trailing zeros will be truncated" (`Round(2316.2562, 2)` is
+    /// 2316.26); the treatment of halves is not documented. Halves away from zero on the shortest
+    /// decimal is annolink's choice: it is what a reader of the text expects, and it agrees with
+    /// JavaScript's `Math.round` for positive halves; for negative halves `Math.round` goes up
+    /// (-2.5 → -2) where annolink goes away from zero (-3).
+    ///
     /// The result is the double nearest to the rounded decimal, so it renders with at most
     /// `places` decimals. Fast path: one multiplication and one division, with the decimal digits
     /// consulted only when the scaled value lies within rounding error of a half.
