@@ -12,8 +12,17 @@ struct ExpressionParser {
     /// Statement keywords of full Arcade, refused with a message that says so.
     private static let statementKeywords: Set<String> = ["var", "if", "else", "for", "while", "function", "return", "break", "continue", "import", "export"]
 
+    /// Limits that keep the tree shallow enough to parse and evaluate recursively without
+    /// exhausting a thread's stack; a label needs a few dozen tokens.
+    static let maximumTokens = 1000
+    static let maximumNesting = 64
+    private var nesting = 0
+
     init(_ source: String) throws(ExpressionError) {
         tokens = try ExpressionTokenizer.tokenize(source)
+        if tokens.count - 1 > Self.maximumTokens {  // the end token does not count
+            throw .unsupported("expression too long (more than \(Self.maximumTokens) tokens)", position: tokens[Self.maximumTokens].position)
+        }
     }
 
     private var current: ExpressionToken { tokens[index] }
@@ -55,7 +64,12 @@ struct ExpressionParser {
     }
 
     private mutating func parseExpression() throws(ExpressionError) -> ExpressionNode {
-        try parseOr()
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= Self.maximumNesting else {
+            throw .unsupported("expression nested too deeply (more than \(Self.maximumNesting) levels)", position: current.position)
+        }
+        return try parseOr()
     }
 
     private mutating func parseOr() throws(ExpressionError) -> ExpressionNode {
@@ -107,6 +121,11 @@ struct ExpressionParser {
     private mutating func parseUnary() throws(ExpressionError) -> ExpressionNode {
         guard case .symbol(let s) = current.kind, ["-", "+", "!"].contains(s) else { return try parsePrimary() }
         let op = advance()
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= Self.maximumNesting else {
+            throw .unsupported("expression nested too deeply (more than \(Self.maximumNesting) levels)", position: op.position)
+        }
         let operand = try parseUnary()
         switch s {
         case "-":

@@ -77,8 +77,8 @@ struct NumberFormatPattern: Hashable, Sendable {
 
     /// `value` written with this pattern.
     func format(_ value: Double) -> String {
-        guard value.isFinite else { return NumberText.render(value) }
         let scaled = value * multiplier
+        guard scaled.isFinite else { return NumberText.render(scaled) }
         let digits = DecimalDigits(scaled).rounded(places: maximumFractionDigits)
         var integer = digits.integerText
         var fraction = digits.fractionText

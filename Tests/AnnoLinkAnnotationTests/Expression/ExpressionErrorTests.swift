@@ -60,6 +60,21 @@ struct ExpressionErrorTests {
         #expect(parseError(source) == error)
     }
 
+    @Test func sizeLimitsKeepEvaluationOffTheStackLimit() throws {
+        // The longest chain allowed evaluates; deeper nesting and longer sources are refused.
+        let chain = Array(repeating: "1", count: 500).joined(separator: "+")
+        #expect(try label(chain) == "500")
+        let nested = String(repeating: "(", count: 63) + "1" + String(repeating: ")", count: 63)
+        #expect(try label(nested) == "1")
+        #expect(parseError(String(repeating: "(", count: 64) + "1" + String(repeating: ")", count: 64))
+            == .unsupported("expression nested too deeply (more than 64 levels)", position: 65))
+        #expect(parseError(String(repeating: "-", count: 70) + "1")
+            == .unsupported("expression nested too deeply (more than 64 levels)", position: 64))
+        #expect(parseError(Array(repeating: "1", count: 501).joined(separator: "+"))
+            == .unsupported("expression too long (more than 1000 tokens)", position: 1001))
+        #expect(try label("Text(1e308, '#%')") == "Infinity")
+    }
+
     @Test func descriptionsNameThePosition() {
         #expect(ExpressionError.syntax("expected ')', found the end of the expression", position: 17).description
             == "expected ')', found the end of the expression at position 17")
