@@ -10,7 +10,9 @@ struct ExpressionParser {
     private(set) var usesGeometry = false
 
     /// Statement keywords of full Arcade, refused with a message that says so.
-    private static let statementKeywords: Set<String> = ["var", "if", "else", "for", "while", "function", "return", "break", "continue", "import", "export"]
+    private static let statementKeywords: Set<String> = [
+        "var", "if", "else", "for", "while", "function", "return", "break", "continue", "import", "export",
+    ]
 
     /// Limits that keep the tree shallow enough to parse and evaluate recursively without
     /// exhausting a thread's stack; a label needs a few dozen tokens.
@@ -46,7 +48,7 @@ struct ExpressionParser {
     /// The whole expression: one expression, optionally written as `return expression`, with
     /// optional trailing semicolons. Anything more is a second statement, which is refused.
     mutating func parseProgram() throws(ExpressionError) -> ExpressionNode {
-        if case .identifier(let word) = current.kind, word.lowercased() == "return", !isSymbol("(", nextToken) {
+        if case .identifier(let word) = current.kind, word.lowercased() == "return" {
             _ = advance()
         }
         let node = try parseExpression()

@@ -89,6 +89,8 @@ struct FunctionTests {
     @Test func returnAndTrailingSemicolonAreOneExpression() throws {
         #expect(try label("return $feature.A;", ["A": .text("x")]) == "x")
         #expect(try label("$feature.A;;", ["A": .text("x")]) == "x")
+        #expect(try label("RETURN ($feature.A + 'y')", ["A": .text("x")]) == "xy")
+        #expect(parseError("return return 1") == .unsupported("'return' statements are not supported; only a single expression is", position: 8))
         // A comment is not a statement.
         #expect(try label("/* house */ $feature.A // number", ["A": .text("x")]) == "x")
     }
