@@ -21,8 +21,9 @@ let package = Package(
         .target(name: "AnnoLinkEngine", dependencies: ["AnnoLinkGeometry", "CGEOS", "CPROJ"]),
         .target(name: "AnnoLinkStore", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "CSQLite"]),
         .target(name: "AnnoLinkAnnotation", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "CFreeType"]),
+        .target(name: "AnnoLinkEditing", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore"]),
-        .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkImport"]),
+        .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkImport"]),
         .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
         .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
@@ -33,6 +34,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore"]),
         .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore"]),
+        .testTarget(name: "AnnoLinkEditingTests", dependencies: ["AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
     ],

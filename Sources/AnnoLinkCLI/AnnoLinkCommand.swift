@@ -7,7 +7,10 @@ import Foundation
 /// `error:` line on standard error and an exit status (SPEC §7).
 public enum AnnoLinkCommand {
     static var commands: [any Command.Type] {
-        [ImportCommand.self, SampleCommand.self, InfoCommand.self]
+        [
+            ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, ShowCommand.self, SetCommand.self,
+            MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self,
+        ]
     }
 
     static var usage: String {

@@ -84,3 +84,46 @@ enum Harness {
         try run("/usr/bin/sqlite3", [path, sql]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension Harness {
+    /// Every table's rows as `sqlite3 .dump` prints them (R-tree shadow tables included), less
+    /// `excluding`: a file's content for before/after comparisons.
+    static func dump(_ path: String, excluding: Set<String> = ["annolink_journal"]) throws -> String {
+        let names = try sqlite(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .split(separator: "\n").map(String.init).filter { !excluding.contains($0) }
+        var text = ""
+        for name in names {
+            text += try run("/usr/bin/sqlite3", [path, ".dump '\(name)'"]).stdout
+        }
+        return text
+    }
+
+    /// Imports the Loudoun geodatabase into a new file in a fresh folder; nil, with a message,
+    /// when `../shared/data` is absent.
+    static func importLoudoun() throws -> String? {
+        guard let source = loudoun else {
+            print("skipped: ../shared/data/loudoun_anno.geodatabase is absent")
+            return nil
+        }
+        let path = try temporaryDirectory().appendingPathComponent("loudoun.gpkg").path
+        let result = try annolink("import", source, path)
+        guard result.status == 0 else {
+            Issue.record("import failed: \(result.stderr)")
+            return nil
+        }
+        return path
+    }
+
+    /// Runs one SQL statement through GDAL (`ogrinfo`, SQLite dialect with SpatiaLite's
+    /// functions) and returns the named result fields of its first row.
+    static func ogrSQL(_ path: String, _ sql: String) throws -> [String: String] {
+        let result = try run("/usr/bin/ogrinfo", ["-ro", "-q", path, "-dialect", "SQLite", "-sql", sql])
+        var fields: [String: String] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let name = parts[0].split(separator: " ").first else { continue }
+            fields[String(name)] = parts[1]
+        }
+        return fields
+    }
+}

@@ -1,3 +1,4 @@
+import AnnoLinkEngine
 import AnnoLinkGeometry
 
 /// One row of a feature table: its id, geometry and attribute values.
@@ -62,12 +63,14 @@ extension GeoPackage {
         }
     }
 
-    /// Inserts a feature and returns its fid. `fid` nil lets SQLite choose the next one.
+    /// Inserts a feature and returns its fid. `fid` nil lets SQLite choose the next one. The
+    /// geometry is validated first (see `validate(_:for:)`).
     ///
     /// - Throws: `StoreError.unknownColumn` for an attribute the table lacks, `SQLiteError` for
     ///   constraint violations.
     @discardableResult
     public func insertFeature(_ table: FeatureTable, fid: Int64? = nil, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64 {
+        if let geometry { try validate(geometry, for: table) }
         let pairs = try attributes.sorted { $0.key < $1.key }.map { name, value -> (String, SQLValue) in
             guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
             return (column.name, value)
@@ -81,5 +84,46 @@ extension GeoPackage {
         let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try connection.run(sql, values)
         return connection.lastInsertRowID
+    }
+
+    /// Checks `geometry` before it is written to `table`: the kind fits the geometry column,
+    /// every coordinate is finite, it is not empty, and GEOS finds it valid.
+    ///
+    /// - Throws: `StoreError.wrongGeometryKind`, `GeometryValidationError` with GEOS's reason.
+    public func validate(_ geometry: Geometry, for table: FeatureTable) throws {
+        if let kind = table.geometryKind, kind != geometry.kind {
+            throw StoreError.wrongGeometryKind(table: table.name, expected: kind.rawValue, got: geometry.kind.rawValue)
+        }
+        try geometryEngine().validateForWriting(geometry, allowEmpty: false)
+    }
+
+    /// Sets the geometry and/or attributes of feature `fid`. Attribute names are matched
+    /// case-insensitively; the geometry is validated first (see `validate(_:for:)`).
+    ///
+    /// - Throws: `StoreError.unknownFeature`, `.unknownColumn`, validation errors, and
+    ///   `SQLiteError` for constraint violations.
+    public func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry? = nil, attributes: [String: SQLValue] = [:]) throws {
+        if let geometry { try validate(geometry, for: table) }
+        var assignments: [String] = [], values: [SQLValue] = []
+        if let geometry {
+            assignments.append("\(quoteIdentifier(table.geometryColumn)) = ?")
+            values.append(.blob(encode(geometry, for: table)))
+        }
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
+            assignments.append("\(quoteIdentifier(column.name)) = ?")
+            values.append(value)
+        }
+        guard !assignments.isEmpty else { return }
+        let changed = try connection.run("UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(table.primaryKey)) = ?", values + [.integer(fid)])
+        guard changed == 1 else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
+    }
+
+    /// Deletes feature `fid` of `table`.
+    ///
+    /// - Throws: `StoreError.unknownFeature` when there is no such row.
+    public func deleteFeature(_ table: FeatureTable, fid: Int64) throws {
+        let changed = try connection.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?", [.integer(fid)])
+        guard changed == 1 else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
     }
 }

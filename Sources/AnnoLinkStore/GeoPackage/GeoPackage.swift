@@ -1,3 +1,4 @@
+import AnnoLinkEngine
 import AnnoLinkGeometry
 import Foundation
 
@@ -12,6 +13,7 @@ public final class GeoPackage {
     /// The path of the file.
     public var path: String { connection.path }
     private var tableCache: [String: FeatureTable] = [:]
+    private var engine: GeometryEngine?
 
     /// Opens an existing GeoPackage.
     ///
@@ -213,6 +215,14 @@ public final class GeoPackage {
             UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ?, last_change = strftime('%Y-%m-%dT%H:%M:%fZ','now')
             WHERE table_name = ?
             """, extent + [.text(table.name)])
+    }
+
+    /// The GEOS engine used to validate geometries before writing, made on first use.
+    public func geometryEngine() throws -> GeometryEngine {
+        if let engine { return engine }
+        let made = try GeometryEngine()
+        engine = made
+        return made
     }
 
     /// Forgets cached table descriptions (after schema changes made with raw SQL).

@@ -1,1 +1,0 @@
-// AnnoLinkAnnotation: label expressions, text metrics and placement.

@@ -1,0 +1,87 @@
+import AnnoLinkGeometry
+import AnnoLinkStore
+
+/// Counts of what a whole-table run did.
+public struct RegenerationSummary: Hashable, Sendable {
+    public var features = 0
+    public var created = 0
+    public var updated = 0
+    public var deleted = 0
+    public var reclassified = 0
+    /// Features that got no annotation because they have no geometry.
+    public var unplaceable = 0
+
+    mutating func add(_ changes: [AnnotationChange]) {
+        for change in changes {
+            switch change.kind {
+            case .created: created += 1
+            case .updated: updated += 1
+            case .deleted: deleted += 1
+            case .reclassified: reclassified += 1
+            case .unchanged: break
+            }
+        }
+    }
+}
+
+extension AnnotationEngine {
+    /// Creates the annotation of every feature `compiled`'s class selects, for a class whose
+    /// annotation table holds no rows of it yet. Streams the origin table; the caller runs it
+    /// in a transaction. `progress` gets the number of features done.
+    public func generate(_ compiled: CompiledClass, progress: (Int) -> Void = { _ in }) throws -> RegenerationSummary {
+        let d = compiled.definition
+        let origin = try package.featureTable(d.originTable)
+        let annotationTable = try package.featureTable(d.annotationTable)
+        var summary = RegenerationSummary()
+        var rows: [AnnotationRow] = []
+        let clause = d.whereClause.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : "(\($0))" }
+        try package.forEachFeature(origin, where: clause) { feature in
+            summary.features += 1
+            // A feature without geometry has nowhere to put its label: it gets none.
+            guard let geometry = feature.geometry, !geometry.isEmpty else {
+                summary.unplaceable += 1
+                return
+            }
+            let row = try freshRow(for: feature, compiled)
+            if !row.text.isEmpty { rows.append(row) }
+            // Insert in batches so memory stays flat on large tables.
+            if rows.count == 4096 {
+                for row in rows { try package.insertAnnotation(row, into: annotationTable) }
+                summary.created += rows.count
+                rows.removeAll(keepingCapacity: true)
+            }
+            if summary.features % 4096 == 0 { progress(summary.features) }
+        }
+        for row in rows { try package.insertAnnotation(row, into: annotationTable) }
+        summary.created += rows.count
+        progress(summary.features)
+        try package.refreshContents(of: annotationTable)
+        return summary
+    }
+
+    /// Regenerates the annotation of every feature of every origin table (or only those that
+    /// `annotationTable` labels): text and placement from the classes, created where missing,
+    /// reclassified or removed as the where clauses say. Hand-set properties (`Override`) stay.
+    public func regenerateAll(annotationTable: String? = nil, progress: (Int) -> Void = { _ in }) throws -> RegenerationSummary {
+        var summary = RegenerationSummary()
+        var origins: [String] = []
+        for c in try package.annotationClasses() where annotationTable == nil || c.annotationTable.lowercased() == annotationTable!.lowercased() {
+            if !origins.contains(where: { $0.lowercased() == c.originTable.lowercased() }) { origins.append(c.originTable) }
+        }
+        for origin in origins {
+            let table = try package.featureTable(origin)
+            var fids: [Int64] = []
+            let statement = try package.connection.prepare("SELECT \(quoteIdentifier(table.primaryKey)) FROM \(quoteIdentifier(table.name)) ORDER BY 1")
+            while try statement.step() { fids.append(statement.int64(0)) }
+            for fid in fids {
+                let feature = try package.feature(table, fid: fid)
+                summary.add(try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false))
+                summary.features += 1
+                if summary.features % 1024 == 0 { progress(summary.features) }
+            }
+        }
+        for name in Set(try package.annotationClasses().map(\.annotationTable)) { try package.refreshContents(of: package.featureTable(name)) }
+        progress(summary.features)
+        return summary
+    }
+}

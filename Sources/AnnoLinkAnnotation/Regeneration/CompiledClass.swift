@@ -1,0 +1,13 @@
+import AnnoLinkStore
+
+/// An annotation class made ready for evaluation: its expression parsed once, its font's
+/// metrics loaded once, its units worked out once.
+public struct CompiledClass {
+    public let definition: AnnotationClass
+    public let expression: LabelExpression
+    public let metrics: TextMetrics
+    /// Map units (of the annotation table's CRS) per point of text at the reference scale.
+    public let mapUnitsPerPoint: Double
+    /// The size in metres of the origin CRS's unit, for `Length(…)`.
+    public let originMetresPerUnit: Double?
+}

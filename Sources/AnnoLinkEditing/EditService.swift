@@ -1,0 +1,195 @@
+import AnnoLinkAnnotation
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkStore
+
+/// The one way features are edited: each edit changes the feature, regenerates its linked
+/// annotation, keeps the spatial index and records a journal entry, all in one transaction
+/// (SPEC §5). On any error the file is as it was.
+public final class EditService {
+    public let package: GeoPackage
+    public let annotation: AnnotationEngine
+    private var transformer: CoordinateTransformer?
+
+    public init(package: GeoPackage) {
+        self.package = package
+        annotation = AnnotationEngine(package: package)
+    }
+
+    /// Which end of a line `moveVertex` moves.
+    public enum VertexChoice: String, Sendable {
+        /// The last vertex (the default, as Esri's sample intends).
+        case last
+        /// Whichever end is nearest to the new location (GEOS).
+        case nearest
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` as one journaled transaction.
+    func perform<T>(command: String, summary: String, _ body: () throws -> T) throws -> T {
+        try package.connection.write(body)
+    }
+
+    /// The PROJ name of `table`'s CRS (`EPSG:n`, or its WKT).
+    func crsName(of table: FeatureTable) throws -> String {
+        guard let srs = try package.spatialReferenceSystem(table.srsID) else { throw StoreError.unknownSpatialReference(srsID: table.srsID) }
+        return srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+    }
+
+    /// `point`, given in `crs` (nil: the table's own), in `table`'s CRS.
+    func location(_ point: Point, crs: String?, for table: FeatureTable) throws -> Point {
+        guard point.isFinite else { throw EditError.nonFiniteCoordinate("\(point.x), \(point.y)") }
+        guard let crs else { return point }
+        if transformer == nil { transformer = try CoordinateTransformer() }
+        return try transformer!.transform(point, from: crs, to: crsName(of: table))
+    }
+
+    /// Regenerates the annotation of feature `fid` after an edit.
+    func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false) throws -> [AnnotationChange] {
+        let feature = deleted ? nil : try package.feature(table, fid: fid)
+        return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew)
+    }
+
+    /// Every geometry column write refreshes the table's extent in `gpkg_contents`.
+    func geometryChanged(_ table: FeatureTable) throws {
+        try package.refreshContents(of: table)
+        for name in Set(try annotation.classes(labelling: table.name).map(\.definition.annotationTable)) {
+            try package.refreshContents(of: package.featureTable(name))
+        }
+    }
+
+    // MARK: Edits
+
+    /// Sets fields of one feature from the text a user typed (`FIELD=VALUE`), checked against
+    /// each column's type and constraints, and regenerates its annotation.
+    ///
+    /// - Throws: `StoreError.unknownTable`, `.unknownFeature`, `.unknownColumn`, `EditError`
+    ///   for a value that does not fit or a field that cannot be set, `SQLiteError` for a
+    ///   violated constraint.
+    public func setFields(table name: String, fid: Int64, values: [(field: String, text: String)], command: String) throws -> EditResult {
+        let table = try package.featureTable(name)
+        var parsed: [String: SQLValue] = [:]
+        for (field, text) in values {
+            guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
+            if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is the feature id") }
+            parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
+        }
+        return try perform(command: command, summary: "set \(parsed.keys.sorted().joined(separator: ", ")) of \(table.name) fid \(fid)") {
+            let before = try package.feature(table, fid: fid)
+            try package.updateFeature(table, fid: fid, attributes: parsed)
+            var result = EditResult(kind: .set, table: table.name, fid: fid)
+            result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
+            return result
+        }
+    }
+
+    /// Moves a point feature to `point`, given in `crs` (nil: the table's CRS), and
+    /// regenerates its annotation.
+    ///
+    /// - Throws: `EditError.notAPointTable`, `StoreError.unknownFeature`, PROJ errors for an
+    ///   unknown CRS or a point outside its domain.
+    public func movePoint(table name: String, fid: Int64, to point: Point, crs: String?, command: String) throws -> EditResult {
+        let table = try package.featureTable(name)
+        guard table.geometryKind == .point else { throw EditError.notAPointTable(table: table.name, geometryType: table.geometryTypeName) }
+        let target = try location(point, crs: crs, for: table)
+        return try perform(command: command, summary: "move \(table.name) fid \(fid)") {
+            let before = try package.feature(table, fid: fid)
+            let moved = Geometry.point(target)
+            try package.updateFeature(table, fid: fid, geometry: moved)
+            var result = EditResult(kind: .move, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
+            try geometryChanged(table)
+            return result
+        }
+    }
+
+    /// Moves an end of a single-segment line (one part, two points) to `point`: the last
+    /// vertex, or with `.nearest` whichever end is nearer. The line keeps its direction.
+    ///
+    /// - Throws: `EditError.notSingleSegment` naming the line's parts and points,
+    ///   `EditError.notALineTable`.
+    public func moveVertex(table name: String, fid: Int64, to point: Point, crs: String?, vertex: VertexChoice, command: String) throws -> EditResult {
+        let table = try package.featureTable(name)
+        guard table.geometryKind == .lineString || table.geometryKind == .multiLineString || table.geometryKind == nil else {
+            throw EditError.notALineTable(table: table.name, geometryType: table.geometryTypeName)
+        }
+        let target = try location(point, crs: crs, for: table)
+        return try perform(command: command, summary: "move \(vertex.rawValue) vertex of \(table.name) fid \(fid)") {
+            let before = try package.feature(table, fid: fid)
+            var line: LineString
+            var rewrap: (LineString) -> Geometry = { .lineString($0) }
+            switch before.geometry {
+            case .lineString(let l)?: line = l
+            case .multiLineString(let m)? where m.lines.count == 1:
+                line = m.lines[0]
+                rewrap = { .multiLineString(MultiLineString([$0])) }
+            case .multiLineString(let m)?:
+                throw EditError.notSingleSegment(table: table.name, fid: fid, parts: m.lines.count, points: m.lines.reduce(0) { $0 + $1.points.count })
+            case let other?:
+                throw EditError.notALineTable(table: table.name, geometryType: other.kind.rawValue)
+            case nil:
+                throw EditError.notSingleSegment(table: table.name, fid: fid, parts: 0, points: 0)
+            }
+            guard line.points.count == 2 else {
+                throw EditError.notSingleSegment(table: table.name, fid: fid, parts: 1, points: line.points.count)
+            }
+            let index: Int
+            switch vertex {
+            case .last: index = 1
+            case .nearest: index = try package.geometryEngine().nearestVertex(of: .lineString(line), to: target).vertex
+            }
+            line.points[index] = target
+            let moved = rewrap(line)
+            try package.updateFeature(table, fid: fid, geometry: moved)
+            var result = EditResult(kind: .moveVertex, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
+            try geometryChanged(table)
+            return result
+        }
+    }
+
+    /// Adds a feature with `geometry` (in `crs`, nil: the table's) and fields typed as text,
+    /// and creates its annotation where the classes say AutoCreate.
+    public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)], command: String) throws -> EditResult {
+        let table = try package.featureTable(name)
+        var parsed: [String: SQLValue] = [:]
+        for (field, text) in values {
+            guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
+            if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "the feature id is chosen by the table") }
+            parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
+        }
+        var shape = geometry
+        if let crs {
+            guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }
+            if transformer == nil { transformer = try CoordinateTransformer() }
+            shape = try transformer!.transform(geometry, from: crs, to: crsName(of: table))
+        }
+        let finalShape = shape
+        return try perform(command: command, summary: "add a feature to \(table.name)") {
+            let fid = try package.insertFeature(table, geometry: finalShape, attributes: parsed)
+            var result = EditResult(kind: .add, table: table.name, fid: fid, newGeometry: finalShape)
+            result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: .null, new: parsed[$0]!) }
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: nil, isNew: true)
+            try geometryChanged(table)
+            return result
+        }
+    }
+
+    /// Deletes a feature and, by cascade, its annotation.
+    public func deleteFeature(table name: String, fid: Int64, command: String) throws -> EditResult {
+        let table = try package.featureTable(name)
+        return try perform(command: command, summary: "delete \(table.name) fid \(fid)") {
+            let before = try package.feature(table, fid: fid)
+            try package.deleteFeature(table, fid: fid)
+            var result = EditResult(kind: .delete, table: table.name, fid: fid, oldGeometry: before.geometry)
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, deleted: true)
+            try geometryChanged(table)
+            return result
+        }
+    }
+}
+
+@available(*, unavailable)
+extension EditService: Sendable {}

@@ -1,0 +1,160 @@
+import AnnoLinkGeometry
+
+/// Properties of an annotation that a person set by hand, as bits of the `Override` column.
+/// Regeneration keeps what they mark: a hand-placed annotation moves with its feature instead
+/// of being placed again, a hand-set angle or text stays.
+///
+/// Esri's own bits (ArcGIS writes e.g. 1024 for a changed word spacing) are kept as they are;
+/// annolink gives meaning only to these three.
+public struct AnnotationOverride: OptionSet, Hashable, Sendable {
+    public var rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+
+    /// AnchorX, AnchorY were set by hand.
+    public static let position = AnnotationOverride(rawValue: 1)
+    /// Angle was set by hand.
+    public static let angle = AnnotationOverride(rawValue: 2)
+    /// TextString was set by hand.
+    public static let text = AnnotationOverride(rawValue: 4)
+}
+
+/// One row of an annotation table (SPEC §2), in the table's CRS.
+public struct AnnotationRow: Hashable, Sendable {
+    /// The annotation's fid; nil for a row not yet inserted.
+    public var fid: Int64?
+    /// The origin feature's fid; nil when not linked.
+    public var featureID: Int64?
+    public var classID: Int64
+    public var text: String
+    public var fontName: String
+    /// Points at the reference scale.
+    public var fontSize: Double
+    public var horizontalAlignment: Int
+    public var verticalAlignment: Int
+    /// The point the alignments refer to, in map units; nil when unknown.
+    public var anchor: Point?
+    /// Degrees counter-clockwise from east, in [0, 360).
+    public var angle: Double
+    /// Offsets in points along and across the text.
+    public var xOffset: Double
+    public var yOffset: Double
+    /// 0 placed, 1 unplaced.
+    public var status: Int
+    public var override: AnnotationOverride
+    /// The footprint polygon; nil when the row has no geometry.
+    public var footprint: Polygon?
+
+    public init(
+        fid: Int64? = nil, featureID: Int64?, classID: Int64, text: String, fontName: String, fontSize: Double,
+        horizontalAlignment: Int, verticalAlignment: Int, anchor: Point?, angle: Double, xOffset: Double = 0,
+        yOffset: Double = 0, status: Int = 0, override: AnnotationOverride = [], footprint: Polygon?
+    ) {
+        self.fid = fid
+        self.featureID = featureID
+        self.classID = classID
+        self.text = text
+        self.fontName = fontName
+        self.fontSize = fontSize
+        self.horizontalAlignment = horizontalAlignment
+        self.verticalAlignment = verticalAlignment
+        self.anchor = anchor
+        self.angle = angle
+        self.xOffset = xOffset
+        self.yOffset = yOffset
+        self.status = status
+        self.override = override
+        self.footprint = footprint
+    }
+}
+
+extension GeoPackage {
+    static let annotationColumns = "fid, geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override"
+
+    /// Reads the annotation row the statement is on (columns as in `annotationColumns`).
+    func annotationRow(from s: Statement, table: FeatureTable) throws -> AnnotationRow {
+        let fid = s.int64(0)
+        var footprint: Polygon?
+        if !s.isNull(1) {
+            let geometry = try s.withBlob(1) { try decodeGeometry($0, table: table, fid: fid) }
+            guard case .polygon(let polygon) = geometry else {
+                throw StoreError.wrongGeometryKind(table: table.name, expected: "POLYGON", got: geometry.kind.rawValue)
+            }
+            footprint = polygon
+        }
+        return AnnotationRow(
+            fid: fid, featureID: s.isNull(2) ? nil : s.int64(2), classID: s.int64(3), text: s.text(4) ?? "",
+            fontName: s.text(5) ?? "", fontSize: s.double(6), horizontalAlignment: Int(s.int64(7)),
+            verticalAlignment: Int(s.int64(8)), anchor: s.isNull(9) || s.isNull(10) ? nil : Point(x: s.double(9), y: s.double(10)),
+            angle: s.double(11), xOffset: s.double(12), yOffset: s.double(13), status: Int(s.int64(14)),
+            override: AnnotationOverride(rawValue: s.int64(15)), footprint: footprint)
+    }
+
+    /// The annotation rows of `table` linked to the origin feature `featureID`, in fid order.
+    public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
+        let s = try connection.prepare("SELECT \(Self.annotationColumns) FROM \(quoteIdentifier(table.name)) WHERE FeatureID = ? ORDER BY fid")
+        try s.bind(featureID, at: 1)
+        var rows: [AnnotationRow] = []
+        while try s.step() { rows.append(try annotationRow(from: s, table: table)) }
+        return rows
+    }
+
+    /// The annotation row `fid` of `table`.
+    ///
+    /// - Throws: `StoreError.unknownFeature` when there is none.
+    public func annotationRow(_ table: FeatureTable, fid: Int64) throws -> AnnotationRow {
+        let s = try connection.prepare("SELECT \(Self.annotationColumns) FROM \(quoteIdentifier(table.name)) WHERE fid = ?")
+        try s.bind(fid, at: 1)
+        defer { s.reset() }
+        guard try s.step() else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
+        return try annotationRow(from: s, table: table)
+    }
+
+    private func bindAnnotation(_ row: AnnotationRow, to s: Statement, table: FeatureTable) throws {
+        try s.bind(row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, at: 1)
+        try s.bind(row.featureID.map(SQLValue.integer) ?? .null, at: 2)
+        try s.bind(row.classID, at: 3)
+        try s.bind(.text(row.text), at: 4)
+        try s.bind(.text(row.fontName), at: 5)
+        try s.bind(row.fontSize, at: 6)
+        try s.bind(Int64(row.horizontalAlignment), at: 7)
+        try s.bind(Int64(row.verticalAlignment), at: 8)
+        try s.bind(row.anchor.map { .real($0.x) } ?? .null, at: 9)
+        try s.bind(row.anchor.map { .real($0.y) } ?? .null, at: 10)
+        try s.bind(row.angle, at: 11)
+        try s.bind(row.xOffset, at: 12)
+        try s.bind(row.yOffset, at: 13)
+        try s.bind(Int64(row.status), at: 14)
+        try s.bind(row.override.rawValue, at: 15)
+    }
+
+    /// Inserts `row` (its fid is chosen by SQLite) and returns the new fid.
+    @discardableResult
+    public func insertAnnotation(_ row: AnnotationRow, into table: FeatureTable) throws -> Int64 {
+        let s = try connection.prepare("""
+            INSERT INTO \(quoteIdentifier(table.name)) (geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize,
+              HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try bindAnnotation(row, to: s, table: table)
+        while try s.step() {}
+        return connection.lastInsertRowID
+    }
+
+    /// Writes every column of `row` (which must have a fid) back to `table`.
+    public func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws {
+        guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
+        let s = try connection.prepare("""
+            UPDATE \(quoteIdentifier(table.name)) SET geom = ?, FeatureID = ?, AnnotationClassID = ?, TextString = ?, FontName = ?,
+              FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
+              YOffset = ?, Status = ?, Override = ? WHERE fid = ?
+            """)
+        try bindAnnotation(row, to: s, table: table)
+        try s.bind(fid, at: 16)
+        while try s.step() {}
+    }
+
+    /// Deletes annotation row `fid` of `table`.
+    public func deleteAnnotation(fid: Int64, from table: FeatureTable) throws {
+        try connection.run("DELETE FROM \(quoteIdentifier(table.name)) WHERE fid = ?", [.integer(fid)])
+    }
+}
