@@ -32,28 +32,36 @@ enum Harness {
     }
 
     /// Runs `executable` with `arguments` and waits for it.
+    ///
+    /// Output goes to temporary files rather than pipes: Foundation's pipe reading traps on
+    /// an interrupted system call when many tests run processes at once.
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         if let stdin {
-            let input = Pipe()
-            process.standardInput = input
-            try process.run()
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
+            let inURL = folder.appendingPathComponent("stdin")
+            try Data(stdin.utf8).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
         } else {
             process.standardInput = FileHandle.nullDevice
-            try process.run()
         }
-        // Read both pipes before waiting, so a large output cannot fill a pipe and block.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        try process.run()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        try out.close()
+        try err.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
     /// Runs `annolink` with `arguments`.
