@@ -1,5 +1,9 @@
 #ifndef ANNOLINK_CSQLITE_SHIM_H
 #define ANNOLINK_CSQLITE_SHIM_H
+/// The session extension (changesets for the edit journal) is declared only when these are
+/// defined before the header; Debian's libsqlite3 is built with both.
+#define SQLITE_ENABLE_SESSION 1
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
 
 /// SQLITE_TRANSIENT is a macro casting -1 to a destructor pointer; Swift cannot import it.

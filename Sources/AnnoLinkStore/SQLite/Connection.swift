@@ -132,6 +132,10 @@ public final class Connection {
         return result
     }
 
+    /// The number of rows the last INSERT, UPDATE or DELETE on this connection changed (not
+    /// counting trigger writes). Wraps `sqlite3_changes64`.
+    public var changeCount: Int { Int(sqlite3_changes64(handle)) }
+
     /// The rowid of the last row inserted on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

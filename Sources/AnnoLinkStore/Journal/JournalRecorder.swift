@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the body of `Journal.record` is handed: the entry being recorded.
+///
+/// Every row the body inserts, updates or deletes is recorded by SQLite's session extension,
+/// with nothing to declare. A bulk change (a move of thousands to millions of rows) declares the
+/// rows and columns it will change with `captureImages(table:columns:rowsWhere:bindings:)` before
+/// changing them: those rows are copied by SQL into image tables instead of being held in a
+/// changeset in memory. Valid only inside the body; not `Sendable`.
+public final class JournalRecorder {
+    /// The GeoPackage being edited.
+    public let package: GeoPackage
+    let session: Session
+    let filter: JournalTableFilter
+    private(set) var images: [BulkImage] = []
+    /// The entry's id, once a bulk image has made the entry row exist.
+    private(set) var entryID: Int64?
+    private var isOpen = true
+    private unowned let journal: Journal
+
+    init(journal: Journal) throws {
+        self.journal = journal
+        self.package = journal.package
+        let filter = JournalTableFilter()
+        self.filter = filter
+        self.session = try Session(connection: journal.package.connection) { filter.records($0) }
+    }
+
+    private var connection: Connection { package.connection }
+
+    /// Declares that the body will change `columns` of the rows of `table` selected by the SQL
+    /// condition `condition` (with `bindings` for its `?` parameters), and copies their current
+    /// values into a before-image table with one `INSERT … SELECT`. At the end of the entry
+    /// the same rows are copied again into an after-image table. Undo checks, with one join,
+    /// that the rows still hold the after-image and restores the before-image with one `UPDATE …
+    /// FROM`; redo does the reverse. Nothing is done per row in Swift, and memory stays flat.
+    ///
+    /// Call it before the first change to `table` in this entry. The body must change only the
+    /// declared columns of the declared rows of `table`, and may not insert or delete rows in it:
+    /// the table is no longer recorded by the session, so any other change to it would be
+    /// outside the journal. Inserted or deleted rows are detected at the end of the entry (row
+    /// count, highest key, every declared row still there) and refused; a change to an
+    /// undeclared column or row is not detected. Other tables are still recorded by the session.
+    ///
+    /// `condition` is evaluated once, now; for example `fid IN (SELECT fid FROM temp.selection)`.
+    ///
+    /// - Throws: `JournalError.unsupportedBulkChange` when the table has no `INTEGER PRIMARY
+    ///   KEY`, a column does not exist or is the key, the table was declared already or changed
+    ///   already in this entry, or it is one of the journal's or an R-tree's own tables;
+    ///   `SQLiteError` when the condition does not compile.
+    /// - Complexity: one pass over the selected rows; the image takes about the size of the
+    ///   selected columns on disk.
+    public func captureImages(table name: String, columns: [String], rowsWhere condition: String, bindings: [SQLValue] = []) throws {
+        precondition(isOpen, "JournalRecorder used outside the body of Journal.record")
+        let target = try BulkImage.Target(table: name, columns: columns, on: connection)
+        func refuse(_ reason: String) -> JournalError { .unsupportedBulkChange(table: target.table, reason: reason) }
+        if images.contains(where: { $0.target.table.lowercased() == target.table.lowercased() }) {
+            throw refuse("it was declared already in this edit")
+        }
+        if filter.recorded.contains(target.table.lowercased()) {
+            throw refuse("it was changed in this edit before it was declared")
+        }
+        let entry = try entryID ?? journal.beginBulkEntry()
+        entryID = entry
+        let image = try session.withoutRecording {
+            try BulkImage.capture(target, entry: entry, sequence: images.count + 1, rowsWhere: condition, bindings: bindings, on: connection)
+        }
+        images.append(image)
+        filter.exclude(target.table)
+    }
+
+    /// Ends the recording: copies the after-images, checks the bulk rules, and returns what the
+    /// entry holds; nil when the body changed nothing.
+    func finish() throws -> (changeset: Changeset, images: [BulkImage])? {
+        isOpen = false
+        let changeset = try session.changeset()
+        guard !changeset.isEmpty || !images.isEmpty else { return nil }
+        try session.withoutRecording {
+            for image in images { try image.captureAfter(on: connection) }
+        }
+        return (changeset, images)
+    }
+
+    /// Marks the recorder as used up (after the body, whether it returned or threw).
+    func close() { isOpen = false }
+}
+
+@available(*, unavailable)
+extension JournalRecorder: Sendable {}
+
+/// Decides, from a table's name as SQLite passes it to the session's filter, whether the
+/// session records the table, without allocating for the tables it refuses: SQLite asks again
+/// on every change of a refused table (every R-tree node write, every row of a declared bulk
+/// table).
+final class JournalTableFilter {
+    /// The tables the session records, lowercased.
+    private(set) var recorded: Set<String> = []
+    /// The tables of bulk images, NUL-terminated.
+    private var excluded: [[CChar]] = []
+
+    func records(_ name: UnsafePointer<CChar>) -> Bool {
+        if strncasecmp(name, JournalSchema.prefix, JournalSchema.prefix.utf8.count) == 0 { return false }
+        if strncasecmp(name, "rtree_", 6) == 0 {
+            let length = strlen(name)
+            func ends(with suffix: String) -> Bool {
+                let count = suffix.utf8.count
+                return length > count && strcasecmp(name + (length - count), suffix) == 0
+            }
+            if ends(with: "_node") || ends(with: "_parent") || ends(with: "_rowid") { return false }
+        }
+        for table in excluded where strcasecmp(name, table) == 0 { return false }
+        recorded.insert(String(cString: name).lowercased())
+        return true
+    }
+
+    /// Stops recording `table` (it has a bulk image now).
+    func exclude(_ table: String) {
+        excluded.append(Array(table.utf8CString))
+    }
+}

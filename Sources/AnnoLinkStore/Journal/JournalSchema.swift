@@ -1,0 +1,73 @@
+/// The tables of the edit journal, registered in `gpkg_extensions` under annolink's extension
+/// like the annotation registry (docs/format.md, docs/journal.md).
+enum JournalSchema {
+    static let table = "annolink_journal"
+    static let imagesTable = "annolink_journal_images"
+    /// Every table of the journal, image tables included, starts with this; the session never
+    /// records them.
+    static let prefix = "annolink_journal"
+    static let extensionDefinition = "https://github.com/annolink/annolink/blob/main/docs/format.md#edit-journal"
+
+    /// The entries, oldest first. Undone entries always follow every done one: undo takes the
+    /// newest done entry, redo the oldest undone one, and a new entry discards the undone ones.
+    static let entries = """
+        CREATE TABLE annolink_journal (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          time TEXT NOT NULL,
+          command TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('done', 'undone')),
+          kind TEXT NOT NULL CHECK (kind IN ('ordinary', 'bulk')),
+          row_count INTEGER NOT NULL,
+          tables TEXT NOT NULL,
+          changeset BLOB)
+        """
+
+    /// The before and after images of a bulk entry: one row per table it changed.
+    static let images = """
+        CREATE TABLE annolink_journal_images (
+          entry_id INTEGER NOT NULL,
+          sequence INTEGER NOT NULL,
+          table_name TEXT NOT NULL,
+          before_table TEXT NOT NULL,
+          after_table TEXT NOT NULL,
+          row_count INTEGER NOT NULL,
+          PRIMARY KEY (entry_id, sequence))
+        """
+
+    /// The name of an image table of entry `entry`: `annolink_journal_<entry>_<sequence>_before`
+    /// or `_after`.
+    static func imageTable(entry: Int64, sequence: Int, phase: String) -> String {
+        "\(prefix)_\(entry)_\(sequence)_\(phase)"
+    }
+
+    /// Whether the journal tables exist.
+    static func exists(on connection: Connection) throws -> Bool {
+        try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) == 1
+    }
+
+    /// Creates both tables and registers them. Runs inside the caller's transaction.
+    static func create(on connection: Connection) throws {
+        try connection.execute(entries)
+        try connection.execute(images)
+        for name in [table, imagesTable] { try register(name, on: connection) }
+    }
+
+    /// Adds `name` to `gpkg_extensions` as a table of annolink's extension.
+    static func register(_ name: String, on connection: Connection) throws {
+        try connection.run("""
+            INSERT OR IGNORE INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope)
+            VALUES (?, NULL, ?, ?, 'write-only')
+            """, [.text(name), .text(AnnotationSchema.extensionName), .text(extensionDefinition)])
+    }
+
+    /// Whether the session records changes of `table`: not the journal's own tables, and not
+    /// the shadow tables of the R-trees (`rtree_<t>_<c>_node`, `_parent`, `_rowid`), which the
+    /// R-tree triggers keep in step when a changeset is applied to the feature tables.
+    static func isRecorded(_ table: String) -> Bool {
+        let name = table.lowercased()
+        if name.hasPrefix(prefix) { return false }
+        if name.hasPrefix("rtree_"), name.hasSuffix("_node") || name.hasSuffix("_parent") || name.hasSuffix("_rowid") { return false }
+        return true
+    }
+}
