@@ -9,7 +9,8 @@ public enum AnnoLinkCommand {
     static var commands: [any Command.Type] {
         [
             ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, ShowCommand.self, SetCommand.self,
-            MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self,
+            MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
+            UndoCommand.self, RedoCommand.self, LogCommand.self,
         ]
     }
 

@@ -94,11 +94,7 @@ enum InfoCommand: Command {
             Output.line("    expression \(c["expression"]!)")
             Output.line("    \(c["fontName"]!) \(c["fontSize"]!) pt at 1:\(Int(c["referenceScale"] as! Double)), \(c["placement"]!) placement, offset \(c["placementOffset"]!) pt")
             let annotationCount = c["annotationCount"] as! Int64, originCount = c["originCount"] as! Int64
-            var status = "    \(annotationCount) annotation rows for \(originCount) origin features"
-            if annotationCount == 0 && originCount > 0 {
-                status += " (annotation not generated yet: annolink cannot generate annotation text and placement until its annotation engine is built)"
-            }
-            Output.line(status)
+            Output.line("    \(annotationCount) annotation rows for \(originCount) origin features")
         }
         return .success
     }

@@ -17,8 +17,8 @@ enum SampleCommand: Command {
           parcel_lines        the parcel boundaries as two-point segments (shared edges once):
                               LEFT_FID, RIGHT_FID, Length (US survey feet)
           address_points_anno, parcel_lines_anno
-                              annotation tables, with the two annotation classes of the
-                              Loudoun data registered (Tahoma 10 pt at 1:1200)
+                              their annotation, by the two annotation classes of the
+                              Loudoun data (Tahoma 10 pt at 1:1200)
         The same --parcels and --seed give the same file content on every machine. About 2.6
         parcel lines are made per parcel. Generation streams, so memory stays flat.
 
@@ -47,7 +47,8 @@ enum SampleCommand: Command {
         }
         progress.finish(summary.addressPoints)
         let seconds = Date().timeIntervalSince(started)
-        Output.line("wrote \(destination): \(summary.addressPoints) address points, \(summary.parcelLines) parcel lines, 2 annotation classes (EPSG:2924) in \(String(format: "%.1f", seconds)) s")
+        for warning in summary.warnings { Output.diagnostic("warning: \(warning)") }
+        Output.line("wrote \(destination): \(summary.addressPoints) address points, \(summary.parcelLines) parcel lines, \(summary.annotationRows) annotation rows in 2 classes (EPSG:2924) in \(String(format: "%.1f", seconds)) s")
         return .success
     }
 }

@@ -10,6 +10,7 @@ public final class EditService {
     public let package: GeoPackage
     public let annotation: AnnotationEngine
     private var transformer: CoordinateTransformer?
+    private var journalStorage: Journal?
 
     public init(package: GeoPackage) {
         self.package = package
@@ -26,9 +27,24 @@ public final class EditService {
 
     // MARK: Helpers
 
-    /// Runs `body` as one journaled transaction.
-    func perform<T>(command: String, summary: String, _ body: () throws -> T) throws -> T {
-        try package.connection.write(body)
+    /// The file's edit journal, opened on first use.
+    public func journal() throws -> Journal {
+        if let journalStorage { return journalStorage }
+        let made = try Journal(package: package)
+        journalStorage = made
+        return made
+    }
+
+    /// The id of the newest journal entry.
+    func newestEntry() throws -> Int64? {
+        try journal().entries(limit: 1).first?.id
+    }
+
+    /// Runs `body` as one transaction recorded as one journal entry, and notes the entry.
+    func perform(command: String, summary: String, _ body: () throws -> EditResult) throws -> EditResult {
+        var result = try journal().record(command: command, summary: summary) { _ in try body() }
+        result.journalEntry = try newestEntry()
+        return result
     }
 
     /// The PROJ name of `table`'s CRS (`EPSG:n`, or its WKT).

@@ -16,6 +16,11 @@ struct SampleInfoTests {
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM address_points") == "300")
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM rtree_parcel_lines_geom") == (try Harness.sqlite(path, "SELECT count(*) FROM parcel_lines")))
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM annolink_annotation_classes") == "2")
+        // Every feature has its annotation, with the text of the Loudoun classes.
+        #expect(try Harness.sqlite(path, """
+            SELECT count(*) FROM address_points_anno a JOIN address_points p ON p.fid = a.FeatureID WHERE a.TextString = p.AD_ADDRESS || ' ' || p.ST_STR_NAM
+            """) == "300")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM parcel_lines_anno") == (try Harness.sqlite(path, "SELECT count(*) FROM parcel_lines")))
         // Every house number is unique per street, as in a real address register.
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM (SELECT AD_ADDRESS, ST_STR_NAM, ST_STR_TYP FROM address_points GROUP BY 1, 2, 3 HAVING count(*) > 1)") == "0")
 
@@ -66,7 +71,9 @@ struct SampleInfoTests {
         let text = try Harness.annolink("info", path)
         #expect(text.status == 0)
         #expect(text.stdout.contains("address_points (features): 24 POINT in EPSG:2924"))
-        #expect(text.stdout.contains("parcel_lines_anno (annotation): 0 POLYGON"))
+        #expect(text.stdout.contains("parcel_lines (features): 62 LINESTRING"))
+        #expect(text.stdout.contains("parcel_lines_anno (annotation): 62 POLYGON"))
+        #expect(text.stdout.contains("62 annotation rows for 62 origin features"))
         #expect(text.stdout.contains("Round(Length(Geometry($feature), 'feet'), 2)"))
 
         let json = try Harness.annolink("info", path, "--json")

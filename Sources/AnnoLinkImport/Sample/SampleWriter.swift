@@ -1,3 +1,4 @@
+import AnnoLinkAnnotation
 import AnnoLinkGeometry
 import AnnoLinkStore
 
@@ -5,6 +6,9 @@ import AnnoLinkStore
 public struct SampleSummary: Sendable {
     public var addressPoints = 0
     public var parcelLines = 0
+    public var annotationRows = 0
+    /// Messages for the user (a missing font replaced by the fallback).
+    public var warnings: [String] = []
 }
 
 /// Writes a `SampleGenerator`'s data into a new GeoPackage: the tables `address_points`,
@@ -26,8 +30,8 @@ public enum SampleWriter {
     /// spatial reference system), in one transaction. `progress` is called with the number of
     /// parcels written so far.
     ///
-    /// The annotation tables are created and the classes registered; their rows are made by
-    /// the annotation engine, not here.
+    /// The annotation of both classes is generated with the annotation engine; `progress` is
+    /// then called with the number of features labelled.
     public static func write(_ generator: SampleGenerator, into package: GeoPackage, progress: (Int) -> Void = { _ in }) throws -> SampleSummary {
         let srs = SampleGenerator.srsID
         var summary = SampleSummary()
@@ -48,8 +52,8 @@ public enum SampleWriter {
                     Column(name: "RIGHT_FID", type: "INTEGER"),
                     Column(name: "Length", type: "DOUBLE"),
                 ], description: "synthetic parcel boundary segments"), spatialIndex: false)
-            try package.createAnnotationTable(name: "address_points_anno", srsID: srs, description: "address annotation")
-            try package.createAnnotationTable(name: "parcel_lines_anno", srsID: srs, description: "parcel line length annotation")
+            try package.createAnnotationTable(name: "address_points_anno", srsID: srs, description: "address annotation", spatialIndex: false)
+            try package.createAnnotationTable(name: "parcel_lines_anno", srsID: srs, description: "parcel line length annotation", spatialIndex: false)
             try package.saveAnnotationClass(addressClass)
             try package.saveAnnotationClass(parcelLineClass)
 
@@ -79,10 +83,16 @@ public enum SampleWriter {
                 summary.parcelLines += 1
             })
             progress(summary.addressPoints)
-            try package.createSpatialIndex(table: points.name, column: points.geometryColumn)
-            try package.createSpatialIndex(table: lines.name, column: lines.geometryColumn)
-            try package.refreshContents(of: package.featureTable(points.name))
-            try package.refreshContents(of: package.featureTable(lines.name))
+            let engine = AnnotationEngine(package: package)
+            for compiled in try engine.allClasses() {
+                summary.annotationRows += try engine.generate(compiled).created
+            }
+            summary.warnings = engine.warnings
+            for name in [points.name, lines.name, addressClass.annotationTable, parcelLineClass.annotationTable] {
+                let table = try package.featureTable(name)
+                try package.createSpatialIndex(table: table.name, column: table.geometryColumn)
+                try package.refreshContents(of: package.featureTable(name))
+            }
         }
         return summary
     }

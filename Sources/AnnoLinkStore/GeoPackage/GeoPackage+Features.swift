@@ -45,9 +45,12 @@ extension GeoPackage {
     }
 
     /// Calls `body` with every feature of `table` matching the optional SQL condition, in fid
-    /// order, one row at a time (memory stays flat however large the table is).
-    public func forEachFeature(_ table: FeatureTable, where condition: String? = nil, bindings: [SQLValue] = [], _ body: (Feature) throws -> Void) throws {
-        let attributes = table.attributeColumns
+    /// order, one row at a time (memory stays flat however large the table is). `fields`, when
+    /// given, limits the attributes read to those columns (names matched case-insensitively;
+    /// unknown ones are left out).
+    public func forEachFeature(_ table: FeatureTable, where condition: String? = nil, bindings: [SQLValue] = [], fields: Set<String>? = nil, _ body: (Feature) throws -> Void) throws {
+        let wanted = fields.map { Set($0.map { $0.lowercased() }) }
+        let attributes = table.attributeColumns.filter { wanted?.contains($0.name.lowercased()) ?? true }
         let list = ([table.primaryKey, table.geometryColumn] + attributes.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
         var sql = "SELECT \(list) FROM \(quoteIdentifier(table.name))"
         if let condition { sql += " WHERE \(condition)" }
