@@ -177,6 +177,9 @@ struct EditTests {
             (["move-vertex", path, "Loudoun_Address_Points_1", point, "--to", "1,1"], 65, "move-vertex changes line features"),
             (["add", path, "ParcelLines_1", "--geometry", "POINT (1 2)"], 65, "holds LINESTRING geometries, not POINT"),
             (["add", path, "ParcelLines_1", "--geometry", "LINESTRING (1 2"], 64, "--geometry"),
+            (["add", path, "ParcelLines_1", "--geometry", "LINESTRING EMPTY"], 65, "empty"),
+            (["add", path, "Loudoun_Buildings_1", "--geometry", "POLYGON ((0 0, 10 10, 10 0, 0 10, 0 0))"], 65, "Self-intersection[5 5]"),
+            (["add", path, "ParcelLines_1", "--geometry", "LINESTRING (1 1, 2 2)", "--crs", "NOT A CRS"], 65, "NOT A CRS"),
             (["delete", path, "ParcelLines_1", "999999"], 65, "no feature with fid 999999"),
         ]
         for (arguments, status, message) in cases {
