@@ -96,9 +96,33 @@ public final class EditService {
             try package.updateFeature(table, fid: fid, attributes: parsed)
             var result = EditResult(kind: .set, table: table.name, fid: fid)
             result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
-            result.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
+            if try package.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
+                try annotationEditedByHand(table, fid: fid, fields: Set(parsed.keys))
+            } else {
+                result.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
+            }
             return result
         }
+    }
+
+    /// After a person set fields of an annotation row: marks what they set in `Override` so
+    /// that regeneration keeps it (AnchorX/AnchorY: position, Angle: angle, TextString: text)
+    /// and recomputes the footprint for the new text and placement.
+    func annotationEditedByHand(_ table: FeatureTable, fid: Int64, fields: Set<String>) throws {
+        var row = try package.annotationRow(table, fid: fid)
+        let lower = Set(fields.map { $0.lowercased() })
+        if !lower.isDisjoint(with: ["anchorx", "anchory", "xoffset", "yoffset"]) { row.override.insert(.position) }
+        if lower.contains("angle") { row.override.insert(.angle) }
+        if lower.contains("textstring") { row.override.insert(.text) }
+        row.angle = PlacementRules.normalizedAngle(row.angle)
+        let compiled = try annotation.allClasses().first {
+            $0.definition.annotationTable.lowercased() == table.name.lowercased() && $0.definition.classID == row.classID
+        }
+        if let compiled, let anchor = row.anchor {
+            row.footprint = try annotation.footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)
+        }
+        try package.updateAnnotation(row, in: table)
+        try package.refreshContents(of: table)
     }
 
     /// Moves a point feature to `point`, given in `crs` (nil: the table's CRS), and

@@ -68,6 +68,31 @@ struct EditTests {
         if Harness.hasGDAL { #expect(try Harness.validate(path) == "") }
     }
 
+    @Test("an annotation placed by hand moves with its feature instead of being placed again")
+    func handPlacedAnnotationFollows() throws {
+        guard let path = try loudoun() else { return }
+        let annotation = try Harness.sqlite(path, "SELECT min(fid) FROM Loudoun_Address_PointsAnno_1")
+        let fid = try Harness.sqlite(path, "SELECT FeatureID FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
+        let anchor = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)").split(separator: ",").compactMap { Double($0) }
+        // A person drags the label 30 ft east and turns it.
+        let placed = try Harness.annolink("set", path, "Loudoun_Address_PointsAnno_1", annotation, "AnchorX=\(anchor[0] + 30)", "Angle=15")
+        #expect(placed.status == 0, "\(placed.stderr)")
+        // Position and angle are marked as set by hand (ArcGIS's own bits, such as 1024, stay).
+        #expect(try Harness.sqlite(path, "SELECT Override & 3 FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)") == "3")
+        let shown = try Harness.annolink("show", path, "Loudoun_Address_Points_1", fid, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let point = try #require((object["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+        #expect(try Harness.annolink("move", path, "Loudoun_Address_Points_1", fid, "--to", "\(point[0] + 5),\(point[1] + 6)").status == 0)
+        let after = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY || ',' || Angle FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)").split(separator: ",").compactMap { Double($0) }
+        #expect(abs(after[0] - (anchor[0] + 35)) < 1e-6 && abs(after[1] - (anchor[1] + 6)) < 1e-6, "\(after)")
+        #expect(after[2] == 15)
+        // The footprint follows the hand-set angle: its box is no longer axis-aligned.
+        if Harness.hasGDAL {
+            let box = try Harness.ogrSQL(path, "SELECT ST_Area(geom) / ((MbrMaxX(geom) - MbrMinX(geom)) * (MbrMaxY(geom) - MbrMinY(geom))) AS fill FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
+            #expect((Double(box["fill"] ?? "") ?? 1) < 0.9, "\(box)")
+        }
+    }
+
     @Test("a move given in EPSG:4326 lands where PROJ's cs2cs puts it")
     func moveInAnotherCRS() throws {
         guard let path = try loudoun(), FileManager.default.fileExists(atPath: "/usr/bin/cs2cs") else { return }
