@@ -27,6 +27,8 @@ let package = Package(
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
         .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
                           path: "Benchmarks/EngineBenchmarks"),
+        .executableTarget(name: "JournalBenchmarks", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry"],
+                          path: "Benchmarks/JournalBenchmarks"),
 
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),
