@@ -29,6 +29,8 @@ let package = Package(
         .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
                           path: "Benchmarks/EngineBenchmarks"),
         .executableTarget(name: "RTreeBenchmarks", dependencies: ["AnnoLinkStore"], path: "Benchmarks/RTreeBenchmarks"),
+        .executableTarget(name: "JournalBenchmarks", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry"],
+                          path: "Benchmarks/JournalBenchmarks"),
 
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),

@@ -2,10 +2,12 @@ import CSQLite
 
 /// A changeset of SQLite's session extension: for each changed row, its table, primary key, the
 /// values before and the values after. A plain value (the bytes as SQLite wrote them).
-struct Changeset: Hashable, Sendable {
-    var bytes: [UInt8]
+package struct Changeset: Hashable, Sendable {
+    /// The changeset as SQLite wrote it.
+    package var bytes: [UInt8]
 
-    var isEmpty: Bool { bytes.isEmpty }
+    /// Whether it holds no change.
+    package var isEmpty: Bool { bytes.isEmpty }
 
     /// The same changes the other way round: inserts become deletes, deletes inserts, and
     /// updates swap their before and after values. Wraps `sqlite3changeset_invert`.

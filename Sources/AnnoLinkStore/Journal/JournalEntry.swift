@@ -25,7 +25,9 @@ public struct JournalEntry: Hashable, Sendable {
     public var command: String
     /// One line in the user's words, e.g. `set Name of parcels fid 12`.
     public var summary: String
+    /// Whether the edit is in effect.
     public var state: State
+    /// How the undo and redo data are kept.
     public var kind: Kind
     /// The number of rows the edit inserted, updated or deleted, over all tables.
     public var rowCount: Int

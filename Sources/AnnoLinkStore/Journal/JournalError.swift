@@ -2,7 +2,10 @@
 public enum JournalError: Error, Equatable, Sendable {
     /// Which way the journal was going.
     public enum Action: String, Sendable {
-        case undo, redo
+        /// Reverting an entry.
+        case undo
+        /// Re-applying an undone entry.
+        case redo
     }
 
     /// No entry is in effect: the journal is empty or every entry is undone.
@@ -23,6 +26,7 @@ public enum JournalError: Error, Equatable, Sendable {
 }
 
 extension JournalError: CustomStringConvertible {
+    /// One line for the user, without the `error:` prefix the command line adds.
     public var description: String {
         switch self {
         case .nothingToUndo:

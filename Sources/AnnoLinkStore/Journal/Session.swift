@@ -9,8 +9,8 @@ import CSQLite
 /// (the R-trees) and tables without a primary key are never recorded by SQLite itself.
 ///
 /// The session keeps its database handle alive; it is deleted (`sqlite3session_delete`) when the
-/// value goes away. Not `Sendable`.
-final class Session {
+/// value goes away. Package-visible so that the benchmarks can time it alone. Not `Sendable`.
+package final class Session {
     private let handle: OpaquePointer
     private let database: Database
     /// The filter; the C callback borrows it through an unretained pointer, so the session
@@ -23,7 +23,7 @@ final class Session {
     /// `sqlite3session_table_filter`.
     ///
     /// - Throws: `SQLiteError` when SQLite cannot create or attach the session.
-    init(connection: Connection, records: @escaping (UnsafePointer<CChar>) -> Bool) throws {
+    package init(connection: Connection, records: @escaping (UnsafePointer<CChar>) -> Bool) throws {
         var session: OpaquePointer?
         let rc = sqlite3session_create(connection.handle, "main", &session)
         guard rc == SQLITE_OK, let session else { throw connection.lastError(code: rc) }
@@ -57,14 +57,14 @@ final class Session {
     }
 
     /// Whether nothing has been recorded. Wraps `sqlite3session_isempty`.
-    var isEmpty: Bool { sqlite3session_isempty(handle) != 0 }
+    package var isEmpty: Bool { sqlite3session_isempty(handle) != 0 }
 
     /// The changes recorded so far, as a changeset: for each changed row its primary key and
     /// the values before and after. Wraps `sqlite3session_changeset`.
     ///
     /// - Throws: `SQLiteError` when SQLite cannot build it (out of memory, a table's schema
     ///   changed while recording).
-    func changeset() throws -> Changeset {
+    package func changeset() throws -> Changeset {
         var size: Int32 = 0
         var buffer: UnsafeMutableRawPointer?
         let rc = sqlite3session_changeset(handle, &size, &buffer)

@@ -321,6 +321,27 @@ import Testing
         #expect(entries.first?.rowCount == 2)
     }
 
+    @Test("inside a caller's transaction the entry commits or rolls back with it")
+    func callersTransaction() throws {
+        struct Injected: Error {}
+        let db = try JournalScratch()
+        let journal = try Journal(package: db.package)
+        let c = db.package.connection
+        #expect(throws: Injected.self) {
+            try c.write {
+                try journal.record(command: "set", summary: "rolled back") { _ in try c.run("UPDATE parcel_lines SET Name = 'r' WHERE fid = 1") }
+                throw Injected()
+            }
+        }
+        #expect(try c.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'annolink_journal'") == 0)
+        _ = try c.write {
+            try journal.record(command: "set", summary: "kept") { _ in try c.run("UPDATE parcel_lines SET Name = 'k' WHERE fid = 1") }
+        }
+        #expect(try journal.entries().map(\.summary) == ["kept"])
+        _ = try journal.undo()
+        #expect(try c.scalarText("SELECT Name FROM parcel_lines WHERE fid = 1") == "Line 1")
+    }
+
     @Test("error descriptions are one line in the user's words")
     func descriptions() {
         #expect(JournalError.nothingToUndo.description == "nothing to undo: every edit in the journal is undone already, or there is none")
