@@ -70,6 +70,38 @@ public struct AnnotationRow: Hashable, Sendable {
 extension GeoPackage {
     static let annotationColumns = "fid, geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override"
 
+    /// The statements annolink runs on annotation tables.
+    enum AnnotationStatement: Int {
+        case rowsOfFeature, row, insert, update
+
+        func sql(_ table: String) -> String {
+            let t = quoteIdentifier(table)
+            switch self {
+            case .rowsOfFeature: return "SELECT \(GeoPackage.annotationColumns) FROM \(t) WHERE FeatureID = ? ORDER BY fid"
+            case .row: return "SELECT \(GeoPackage.annotationColumns) FROM \(t) WHERE fid = ?"
+            case .insert:
+                return """
+                    INSERT INTO \(t) (geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize,
+                      HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            case .update:
+                return """
+                    UPDATE \(t) SET geom = ?, FeatureID = ?, AnnotationClassID = ?, TextString = ?, FontName = ?,
+                      FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
+                      YOffset = ?, Status = ?, Override = ? WHERE fid = ?
+                    """
+            }
+        }
+    }
+
+    /// The prepared statement `kind` for `table`, reset: its SQL is built once per table, so
+    /// that a bulk run does not build and hash the text for every row.
+    func annotationStatement(_ kind: AnnotationStatement, _ table: FeatureTable) throws -> Statement {
+        let statement = try cachedStatement(key: "\(kind.rawValue)\u{0}\(table.name)") { kind.sql(table.name) }
+        return statement
+    }
+
     /// Reads the annotation row the statement is on (columns as in `annotationColumns`).
     func annotationRow(from s: Statement, table: FeatureTable) throws -> AnnotationRow {
         let fid = s.int64(0)
@@ -91,7 +123,7 @@ extension GeoPackage {
 
     /// The annotation rows of `table` linked to the origin feature `featureID`, in fid order.
     public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
-        let s = try connection.prepare("SELECT \(Self.annotationColumns) FROM \(quoteIdentifier(table.name)) WHERE FeatureID = ? ORDER BY fid")
+        let s = try annotationStatement(.rowsOfFeature, table)
         try s.bind(featureID, at: 1)
         var rows: [AnnotationRow] = []
         while try s.step() { rows.append(try annotationRow(from: s, table: table)) }
@@ -102,7 +134,7 @@ extension GeoPackage {
     ///
     /// - Throws: `StoreError.unknownFeature` when there is none.
     public func annotationRow(_ table: FeatureTable, fid: Int64) throws -> AnnotationRow {
-        let s = try connection.prepare("SELECT \(Self.annotationColumns) FROM \(quoteIdentifier(table.name)) WHERE fid = ?")
+        let s = try annotationStatement(.row, table)
         try s.bind(fid, at: 1)
         defer { s.reset() }
         guard try s.step() else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
@@ -130,11 +162,7 @@ extension GeoPackage {
     /// Inserts `row` (its fid is chosen by SQLite) and returns the new fid.
     @discardableResult
     public func insertAnnotation(_ row: AnnotationRow, into table: FeatureTable) throws -> Int64 {
-        let s = try connection.prepare("""
-            INSERT INTO \(quoteIdentifier(table.name)) (geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize,
-              HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let s = try annotationStatement(.insert, table)
         try bindAnnotation(row, to: s, table: table)
         while try s.step() {}
         return connection.lastInsertRowID
@@ -143,11 +171,7 @@ extension GeoPackage {
     /// Writes every column of `row` (which must have a fid) back to `table`.
     public func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws {
         guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
-        let s = try connection.prepare("""
-            UPDATE \(quoteIdentifier(table.name)) SET geom = ?, FeatureID = ?, AnnotationClassID = ?, TextString = ?, FontName = ?,
-              FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
-              YOffset = ?, Status = ?, Override = ? WHERE fid = ?
-            """)
+        let s = try annotationStatement(.update, table)
         try bindAnnotation(row, to: s, table: table)
         try s.bind(fid, at: 16)
         while try s.step() {}
