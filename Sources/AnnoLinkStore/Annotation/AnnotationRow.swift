@@ -98,8 +98,7 @@ extension GeoPackage {
     /// The prepared statement `kind` for `table`, reset: its SQL is built once per table, so
     /// that a bulk run does not build and hash the text for every row.
     func annotationStatement(_ kind: AnnotationStatement, _ table: FeatureTable) throws -> Statement {
-        let statement = try cachedStatement(key: "\(kind.rawValue)\u{0}\(table.name)") { kind.sql(table.name) }
-        return statement
+        try cachedStatement(key: StatementKey(kind: kind.rawValue, table: table.name)) { kind.sql(table.name) }
     }
 
     /// Reads the annotation row the statement is on (columns as in `annotationColumns`).

@@ -14,7 +14,13 @@ public final class GeoPackage {
     public var path: String { connection.path }
     private var tableCache: [String: FeatureTable] = [:]
     private var engine: GeometryEngine?
-    private var statementsByKey: [String: Statement] = [:]
+    private var statementsByKey: [StatementKey: Statement] = [:]
+
+    /// A statement annolink builds for a table, by kind and table name.
+    struct StatementKey: Hashable {
+        var kind: Int
+        var table: String
+    }
 
     /// Opens an existing GeoPackage.
     ///
@@ -220,7 +226,7 @@ public final class GeoPackage {
 
     /// A statement cached under a short `key`, its SQL made by `sql` only the first time; reset
     /// and ready for binding.
-    func cachedStatement(key: String, _ sql: () -> String) throws -> Statement {
+    func cachedStatement(key: StatementKey, _ sql: () -> String) throws -> Statement {
         if let statement = statementsByKey[key] {
             statement.reset()
             return statement
