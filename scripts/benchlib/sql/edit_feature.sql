@@ -1,0 +1,1 @@
+UPDATE address_points SET AD_ADDRESS = :value WHERE fid = :fid
