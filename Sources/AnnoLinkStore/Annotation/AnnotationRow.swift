@@ -68,11 +68,14 @@ public struct AnnotationRow: Hashable, Sendable {
 }
 
 extension GeoPackage {
-    static let annotationColumns = "fid, geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override"
+    /// The annotation columns in the order `annotationRow(from:table:)` reads them.
+    public static let annotationColumns = "fid, geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override"
+    /// How many columns `annotationColumns` lists.
+    public static let annotationColumnCount = 16
 
     /// The statements annolink runs on annotation tables.
     enum AnnotationStatement: Int {
-        case rowsOfFeature, row, insert, update
+        case rowsOfFeature, row, insert, update, updatePlacement
 
         func sql(_ table: String) -> String {
             let t = quoteIdentifier(table)
@@ -91,6 +94,8 @@ extension GeoPackage {
                       FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
                       YOffset = ?, Status = ?, Override = ? WHERE fid = ?
                     """
+            case .updatePlacement:
+                return "UPDATE \(t) SET geom = ?, TextString = ?, AnchorX = ?, AnchorY = ?, Angle = ?, Status = ? WHERE fid = ?"
             }
         }
     }
@@ -101,11 +106,13 @@ extension GeoPackage {
         try cachedStatement(key: StatementKey(kind: kind.rawValue, table: table.name)) { kind.sql(table.name) }
     }
 
-    /// Reads the annotation row the statement is on (columns as in `annotationColumns`).
-    func annotationRow(from s: Statement, table: FeatureTable) throws -> AnnotationRow {
+    /// Reads the annotation row the statement is on (its first columns as in
+    /// `annotationColumns`). Without `withFootprint` the stored footprint is not decoded (nil),
+    /// for callers that compute a new one anyway.
+    public func annotationRow(from s: Statement, table: FeatureTable, withFootprint: Bool = true) throws -> AnnotationRow {
         let fid = s.int64(0)
         var footprint: Polygon?
-        if !s.isNull(1) {
+        if withFootprint, !s.isNull(1) {
             let geometry = try s.withBlob(1) { try decodeGeometry($0, table: table, fid: fid) }
             guard case .polygon(let polygon) = geometry else {
                 throw StoreError.wrongGeometryKind(table: table.name, expected: "POLYGON", got: geometry.kind.rawValue)
@@ -173,6 +180,22 @@ extension GeoPackage {
         let s = try annotationStatement(.update, table)
         try bindAnnotation(row, to: s, table: table)
         try s.bind(fid, at: 16)
+        while try s.step() {}
+    }
+
+    /// Writes what regeneration changes of `row` — footprint, text, anchor, angle and status —
+    /// back to `table`: the columns a bulk move declares to the journal, and none of the indexed
+    /// ones, so the `FeatureID` index is left alone.
+    public func updateAnnotationPlacement(_ row: AnnotationRow, in table: FeatureTable) throws {
+        guard let fid = row.fid else { preconditionFailure("updateAnnotationPlacement needs a row with a fid") }
+        let s = try annotationStatement(.updatePlacement, table)
+        try s.bind(row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, at: 1)
+        try s.bind(.text(row.text), at: 2)
+        try s.bind(row.anchor.map { .real($0.x) } ?? .null, at: 3)
+        try s.bind(row.anchor.map { .real($0.y) } ?? .null, at: 4)
+        try s.bind(row.angle, at: 5)
+        try s.bind(Int64(row.status), at: 6)
+        try s.bind(fid, at: 7)
         while try s.step() {}
     }
 
