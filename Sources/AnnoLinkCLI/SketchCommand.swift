@@ -40,7 +40,7 @@ enum SketchCommand: Command {
         GEOS refuses, 66 no such file.
 
         example:
-          printf 'edit Loudoun_Address_Points_1 7\\nbutton\\npan 20,-10\\nbutton\\nsave\\n' |
+          printf 'edit Loudoun_Address_Points_1 831\\nbutton\\npan 20,-10\\nbutton\\nsave\\n' |
             annolink sketch loudoun.gpkg
         """
     }

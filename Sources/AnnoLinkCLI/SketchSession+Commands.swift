@@ -54,8 +54,7 @@ extension SketchSession {
 
     /// The command list, for `help` and `annolink sketch --help`.
     static var helpLines: [String] {
-        let width = commands.map(\.usage.count).max() ?? 0
-        return commands.map { "  \($0.usage.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+        commands.flatMap { ["  \($0.usage)", "      \($0.summary)"] }
     }
 
     // MARK: Arguments

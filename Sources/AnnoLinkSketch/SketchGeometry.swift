@@ -2,9 +2,13 @@ import AnnoLinkGeometry
 
 /// The four geometry types the editor creates and edits, with Esri's names.
 public enum SketchGeometryType: String, Hashable, Sendable, CaseIterable {
+    /// One vertex; placing another replaces it.
     case point
+    /// Any number of vertices in one part, without segments.
     case multipoint
+    /// Paths of two or more vertices each.
     case polyline
+    /// Rings of three or more vertices each, closed implicitly.
     case polygon
 
     /// The type the editor uses for a GeoPackage geometry kind: lines and multi-lines are
