@@ -81,6 +81,7 @@ struct SketchTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
         let out = result.stdout
+        // The point lies inside a building and a subdivision: the tap takes the point, on top.
         #expect(out.contains("editing Loudoun_Address_Points_1 fid \(point)"))
         #expect(out.contains("Pick up point: picked up vertex 0 of part 0"))
         #expect(out.contains("Drop point: dropped vertex 0 of part 0"))
