@@ -1,0 +1,74 @@
+import AnnoLinkGeometry
+import AnnoLinkStore
+
+extension ConsistencyChecker {
+    /// Compares the spatial index of `table` with the table: every row with a non-empty
+    /// geometry must have exactly one entry, whose box is the envelope in the geometry blob
+    /// rounded outward to 32-bit floats as SQLite's rtree module rounds it (`RTreeRounding`,
+    /// docs/spatial-index.md); every entry must belong to such a row.
+    ///
+    /// The index is read once in its own order, each entry joined to its row by key; the rows
+    /// are counted, and searched for ones without an entry only when the count says some are
+    /// missing. The problems of the table are reported sorted by fid.
+    ///
+    /// - Returns: the number of index entries read.
+    func checkIndex(_ table: FeatureTable, isAnnotation: Bool, report: (Problem) throws -> Void, tick: () -> Void) throws -> Int {
+        let rtree = quoteIdentifier(table.spatialIndexName), t = quoteIdentifier(table.name)
+        let pk = quoteIdentifier(table.primaryKey), geometry = quoteIdentifier(table.geometryColumn)
+        var found: [(fid: Int64, message: String)] = []
+        var entries = 0, matched = 0
+
+        let statement = try connection.prepareUncached("""
+            SELECT r.id, r.minx, r.maxx, r.miny, r.maxy, t.\(pk) IS NOT NULL, t.\(geometry)
+            FROM \(rtree) AS r LEFT JOIN \(t) AS t ON t.\(pk) = r.id
+            """)
+        while try statement.step() {
+            entries += 1
+            tick()
+            let id = statement.int64(0)
+            guard statement.int64(5) != 0 else {
+                found.append((id, "the spatial index has an entry for fid \(id), which is not a row of \(table.name)"))
+                continue
+            }
+            let stored = (minX: Float(statement.double(1)), maxX: Float(statement.double(2)), minY: Float(statement.double(3)), maxY: Float(statement.double(4)))
+            let envelope: Result<Envelope?, Error> = statement.isNull(6) ? .success(nil) : statement.withBlob(6) { blob in
+                Result {
+                    let header = try GeoPackageBinaryHeader.read(from: blob)
+                    return header.isEmpty ? nil : try header.envelopeOrComputed(in: blob)
+                }
+            }
+            switch envelope {
+            case .failure(let error):
+                found.append((id, "the geometry cannot be read, so its index entry cannot be checked: \(error)"))
+            case .success(nil):
+                found.append((id, "the spatial index has an entry for fid \(id), which has no geometry"))
+            case .success(let e?):
+                matched += 1
+                let expected = (minX: RTreeRounding.down(e.minX), maxX: RTreeRounding.up(e.maxX), minY: RTreeRounding.down(e.minY), maxY: RTreeRounding.up(e.maxY))
+                if stored != expected {
+                    found.append((id, "its index box (\(box(stored))) is not its envelope (\(box(expected)))"))
+                }
+            }
+        }
+
+        let indexable = try rowCount(table, where: "\(geometry) NOT NULL AND NOT ST_IsEmpty(\(geometry))")
+        if indexable > matched {
+            let missing = try connection.prepareUncached("""
+                SELECT \(pk) FROM \(t) AS t WHERE \(geometry) NOT NULL AND NOT ST_IsEmpty(\(geometry))
+                AND NOT EXISTS (SELECT 1 FROM \(rtree) AS r WHERE r.id = t.\(pk)) ORDER BY \(pk)
+                """)
+            while try missing.step() { found.append((missing.int64(0), "it has no spatial index entry")) }
+        }
+
+        for (fid, message) in found.sorted(by: { $0.fid < $1.fid }) {
+            try report(isAnnotation
+                ? Problem(code: .index, annotationTable: table.name, annotationFid: fid, message: message)
+                : Problem(code: .index, originTable: table.name, originFid: fid, message: message))
+        }
+        return entries
+    }
+
+    private func box(_ b: (minX: Float, maxX: Float, minY: Float, maxY: Float)) -> String {
+        "\(Self.format(Double(b.minX))), \(Self.format(Double(b.minY))), \(Self.format(Double(b.maxX))), \(Self.format(Double(b.maxY)))"
+    }
+}
