@@ -29,8 +29,8 @@ extension ConsistencyChecker {
     }
 
     /// Reads the linked rows of `group`'s classes, joined to their origin features, in
-    /// (FeatureID, class, fid) order — the order of the table's `(FeatureID,
-    /// AnnotationClassID)` index — and judges each feature's rows together: orphan, duplicate,
+    /// FeatureID order — walking the table's `(FeatureID, AnnotationClassID)` index, so that
+    /// SQLite sorts nothing — and judges each feature's rows together: orphan, duplicate,
     /// wrong-class and missing as regeneration would resolve them, then stale text, stale
     /// placement and footprint for the rows that stay. Rows without a FeatureID are
     /// free-standing annotation and are not judged.
@@ -50,7 +50,7 @@ extension ConsistencyChecker {
                    \(fields.map { ", o." + quoteIdentifier($0.name) }.joined()), \(mask)
             FROM \(quoteIdentifier(g.annotation.name)) AS a LEFT JOIN \(origin) AS o ON o.\(opk) = a.FeatureID
             WHERE a.FeatureID IS NOT NULL AND a.AnnotationClassID IN (\(g.classIDs))
-            ORDER BY a.FeatureID, a.AnnotationClassID, a.\(apk)
+            ORDER BY a.FeatureID
             """)
         let maskColumn = 18 + fields.count
         var rows: [StoredAnnotation] = []
@@ -104,8 +104,9 @@ extension ConsistencyChecker {
         return StoredAnnotation(row: row, footprintError: footprintError)
     }
 
-    /// Judges the rows of one feature in one annotation table (rows in class, then fid order).
-    private func judge(_ rows: [StoredAnnotation], featureID: Int64, origin: Origin, group g: Group, report: (Problem) throws -> Void) throws {
+    /// Judges the rows of one feature in one annotation table.
+    private func judge(_ unsorted: [StoredAnnotation], featureID: Int64, origin: Origin, group g: Group, report: (Problem) throws -> Void) throws {
+        let rows = unsorted.sorted { ($0.row.classID, $0.fid) < ($1.row.classID, $1.fid) }
         func problem(_ code: ProblemCode, _ r: StoredAnnotation, _ message: String, target: Int64? = nil) -> Problem {
             Problem(code: code, annotationTable: g.annotation.name, annotationFid: r.fid, classID: r.row.classID, originTable: g.origin.name,
                     originFid: featureID, message: message, targetClassID: target)

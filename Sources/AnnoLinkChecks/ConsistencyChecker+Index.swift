@@ -15,7 +15,9 @@ extension ConsistencyChecker {
     func checkIndex(_ table: FeatureTable, isAnnotation: Bool, report: (Problem) throws -> Void, tick: () -> Void) throws -> Int {
         let rtree = quoteIdentifier(table.spatialIndexName), t = quoteIdentifier(table.name)
         let pk = quoteIdentifier(table.primaryKey), geometry = quoteIdentifier(table.geometryColumn)
-        var found: [(fid: Int64, message: String)] = []
+        // What is wrong, kept compact (the messages are made when reporting): held for the
+        // whole table, to report in fid order.
+        var found: [(fid: Int64, problem: IndexProblem)] = []
         var entries = 0, matched = 0
 
         let statement = try connection.prepareUncached("""
@@ -27,10 +29,10 @@ extension ConsistencyChecker {
             tick()
             let id = statement.int64(0)
             guard statement.int64(5) != 0 else {
-                found.append((id, "the spatial index has an entry for fid \(id), which is not a row of \(table.name)"))
+                found.append((id, .noRow))
                 continue
             }
-            let stored = (minX: Float(statement.double(1)), maxX: Float(statement.double(2)), minY: Float(statement.double(3)), maxY: Float(statement.double(4)))
+            let stored = Box(minX: Float(statement.double(1)), maxX: Float(statement.double(2)), minY: Float(statement.double(3)), maxY: Float(statement.double(4)))
             let envelope: Result<Envelope?, Error> = statement.isNull(6) ? .success(nil) : statement.withBlob(6) { blob in
                 Result {
                     let header = try GeoPackageBinaryHeader.read(from: blob)
@@ -38,16 +40,14 @@ extension ConsistencyChecker {
                 }
             }
             switch envelope {
-            case .failure(let error):
-                found.append((id, "the geometry cannot be read, so its index entry cannot be checked: \(error)"))
+            case .failure:
+                found.append((id, .unreadable))
             case .success(nil):
-                found.append((id, "the spatial index has an entry for fid \(id), which has no geometry"))
+                found.append((id, .noGeometry))
             case .success(let e?):
                 matched += 1
-                let expected = (minX: RTreeRounding.down(e.minX), maxX: RTreeRounding.up(e.maxX), minY: RTreeRounding.down(e.minY), maxY: RTreeRounding.up(e.maxY))
-                if stored != expected {
-                    found.append((id, "its index box (\(box(stored))) is not its envelope (\(box(expected)))"))
-                }
+                let expected = Box(minX: RTreeRounding.down(e.minX), maxX: RTreeRounding.up(e.maxX), minY: RTreeRounding.down(e.minY), maxY: RTreeRounding.up(e.maxY))
+                if stored != expected { found.append((id, .wrongBox(stored: stored, expected: expected))) }
             }
         }
 
@@ -57,10 +57,19 @@ extension ConsistencyChecker {
                 SELECT \(pk) FROM \(t) AS t WHERE \(geometry) NOT NULL AND NOT ST_IsEmpty(\(geometry))
                 AND NOT EXISTS (SELECT 1 FROM \(rtree) AS r WHERE r.id = t.\(pk)) ORDER BY \(pk)
                 """)
-            while try missing.step() { found.append((missing.int64(0), "it has no spatial index entry")) }
+            while try missing.step() { found.append((missing.int64(0), .noEntry)) }
         }
 
-        for (fid, message) in found.sorted(by: { $0.fid < $1.fid }) {
+        found.sort { $0.fid < $1.fid }
+        for (fid, problem) in found {
+            let message: String
+            switch problem {
+            case .noRow: message = "the spatial index has an entry for fid \(fid), which is not a row of \(table.name)"
+            case .noGeometry: message = "the spatial index has an entry for fid \(fid), which has no geometry"
+            case .unreadable: message = "its geometry cannot be read, so its index entry cannot be checked"
+            case .noEntry: message = "it has no spatial index entry"
+            case .wrongBox(let stored, let expected): message = "its index box (\(stored)) is not its envelope (\(expected))"
+            }
             try report(isAnnotation
                 ? Problem(code: .index, annotationTable: table.name, annotationFid: fid, message: message)
                 : Problem(code: .index, originTable: table.name, originFid: fid, message: message))
@@ -68,7 +77,20 @@ extension ConsistencyChecker {
         return entries
     }
 
-    private func box(_ b: (minX: Float, maxX: Float, minY: Float, maxY: Float)) -> String {
-        "\(Self.format(Double(b.minX))), \(Self.format(Double(b.minY))), \(Self.format(Double(b.maxX))), \(Self.format(Double(b.maxY)))"
+}
+
+/// A box as an R-tree stores it: 32-bit floats.
+private struct Box: Equatable, CustomStringConvertible {
+    var minX: Float, maxX: Float, minY: Float, maxY: Float
+
+    /// `minX, minY, maxX, maxY`, two decimals.
+    var description: String {
+        [minX, minY, maxX, maxY].map { ConsistencyChecker.format(Double($0)) }.joined(separator: ", ")
     }
+}
+
+/// What is wrong with one index entry, or the lack of one.
+private enum IndexProblem {
+    case noRow, noGeometry, unreadable, noEntry
+    case wrongBox(stored: Box, expected: Box)
 }

@@ -49,6 +49,7 @@ extension ConsistencyChecker {
             throw CheckError.tooManyRepairs(count: plan.rowChangeCount, limit: Self.repairLimit)
         }
         let journal = try Journal(package: package)
+        let newestBefore = try journal.entries(limit: 1).first?.id
         var classes: [String: CompiledClass] = [:]
         for c in try engine.allClasses() { classes[Self.key(c.definition.annotationTable, c.definition.classID)] = c }
         let repairedCount = plan.repairing.values.reduce(0, +)
@@ -88,7 +89,8 @@ extension ConsistencyChecker {
             for name in changed { try package.refreshContents(of: package.featureTable(name)) }
         }
         result.repaired = plan.repairing
-        result.journalEntry = try journal.entries(limit: 1).first?.id
+        let newest = try journal.entries(limit: 1).first?.id
+        result.journalEntry = newest == newestBefore ? nil : newest
         return result
     }
 

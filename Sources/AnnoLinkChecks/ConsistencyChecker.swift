@@ -145,15 +145,16 @@ public final class ConsistencyChecker {
             annotationNames.append(d.annotationTable)
         }
         for d in definitions { plan.registeredClasses[d.annotationTable.lowercased(), default: []].insert(d.classID) }
+        let requestedTable = try requested.map { try package.featureTable($0) }
         if annotationNames.isEmpty { return plan }
         if definitions.isEmpty { throw CheckError.noAnnotationClasses(annotationTables: annotationNames) }
 
         var scope: (String) -> Bool = { _ in true }
-        if let requested {
-            let name = try package.featureTable(requested).name.lowercased()
+        if let requestedTable {
+            let name = requestedTable.name.lowercased()
             let isAnnotation = annotationNames.contains { $0.lowercased() == name }
             guard isAnnotation || definitions.contains(where: { $0.originTable.lowercased() == name }) else {
-                throw CheckError.notAnnotated(table: try package.featureTable(requested).name)
+                throw CheckError.notAnnotated(table: requestedTable.name)
             }
             scope = { $0.lowercased() == name }
         }

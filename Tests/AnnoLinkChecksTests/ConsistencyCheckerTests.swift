@@ -180,6 +180,32 @@ struct ConsistencyCheckerTests {
         #expect(try s.problems(table: "PARCEL_LINES").isEmpty)
         #expect(try s.problems(table: "address_points").map(\.code) == [.staleText])
         #expect(throws: StoreError.unknownTable("nope")) { try s.problems(table: "nope") }
+        _ = try s.package.createFeatureTable(FeatureTableDefinition(name: "plain", geometryTypeName: "POINT", srsID: 2924, columns: []))
+        #expect(throws: CheckError.notAnnotated(table: "plain")) { try s.problems(table: "Plain") }
+    }
+
+    @Test("index entries: a wrong box, a missing entry, an entry without a row, reported in fid order and rebuilt")
+    func index() throws {
+        let s = try CheckScratch()
+        try s.package.connection.execute("""
+            UPDATE rtree_parcel_lines_geom SET maxy = maxy + 1 WHERE id = 3;
+            DELETE FROM rtree_parcel_lines_geom WHERE id = 2;
+            INSERT INTO rtree_parcel_lines_geom VALUES (1000, 0, 1, 0, 1);
+            """)
+        let problems = try s.problems()
+        #expect(problems.map { Key($0.code, $0.annotationTable, $0.annotationFid, $0.originFid) } == [
+            Key(.index, nil, nil, 2), Key(.index, nil, nil, 3), Key(.index, nil, nil, 1000),
+        ])
+        #expect(problems.allSatisfy { $0.originTable == "parcel_lines" })
+        #expect(problems[0].message == "it has no spatial index entry")
+        #expect(problems[1].message.hasPrefix("its index box ("))
+        #expect(problems[1].message.contains(") is not its envelope ("))
+        #expect(problems[2].message == "the spatial index has an entry for fid 1000, which is not a row of parcel_lines")
+        let result = try s.repair()
+        #expect(result.rebuiltIndexes == ["parcel_lines"])
+        #expect(result.journalEntry == 1)
+        #expect(try s.keys() == [])
+        #expect(try s.package.connection.scalarText("SELECT rtreecheck('rtree_parcel_lines_geom')") == "ok")
     }
 
     @Test("annotation tables without classes are an error; no annotation at all is an empty check")
