@@ -126,7 +126,6 @@ extension ConsistencyChecker {
             selection = s
         }
 
-        let classIndex = Dictionary(uniqueKeysWithValues: g.classes.enumerated().map { ($0.element.definition.classID, $0.offset) })
         var expectations: [Int: Expectation] = [:]
         func expectation(_ i: Int) throws -> Expectation {
             if let known = expectations[i] { return known }
@@ -141,7 +140,7 @@ extension ConsistencyChecker {
         // anchor's distance; the lowest fid among equals). The others are duplicates.
         var kept: [Int: StoredAnnotation] = [:]
         for (classID, classRows) in Dictionary(grouping: rows, by: \.row.classID).sorted(by: { $0.key < $1.key }) {
-            guard let i = classIndex[classID] else { continue }
+            guard let i = g.classIndex[classID] else { continue }
             var best = classRows[0]
             if classRows.count > 1 {
                 let expected = isSelected(i) ? try expectation(i) : (try? expectation(i))

@@ -62,10 +62,19 @@ public final class ConsistencyChecker {
     /// The classes of one annotation table that label one origin table: the unit the
     /// annotation pass reads with one statement.
     struct Group {
-        var annotation: FeatureTable
-        var origin: FeatureTable
+        let annotation: FeatureTable
+        let origin: FeatureTable
         /// Ordered by class id; bit `i` of a selection mask stands for `classes[i]`.
-        var classes: [CompiledClass]
+        let classes: [CompiledClass]
+        /// The index in `classes` of each class id.
+        let classIndex: [Int64: Int]
+
+        init(annotation: FeatureTable, origin: FeatureTable, classes: [CompiledClass]) {
+            self.annotation = annotation
+            self.origin = origin
+            self.classes = classes.sorted { $0.definition.classID < $1.definition.classID }
+            classIndex = Dictionary(uniqueKeysWithValues: self.classes.enumerated().map { ($0.element.definition.classID, $0.offset) })
+        }
 
         var classIDs: String { classes.map { String($0.definition.classID) }.joined(separator: ", ") }
         var allSelected: Int64 { (1 << Int64(classes.count)) - 1 }
@@ -168,9 +177,7 @@ public final class ConsistencyChecker {
             for (_, classes) in byTable.sorted(by: { $0.key < $1.key }) {
                 let d = classes[0].definition
                 guard scope(d.annotationTable) || scope(d.originTable) else { continue }
-                let group = Group(
-                    annotation: try package.featureTable(d.annotationTable), origin: try package.featureTable(d.originTable),
-                    classes: classes.sorted { $0.definition.classID < $1.definition.classID })
+                let group = Group(annotation: try package.featureTable(d.annotationTable), origin: try package.featureTable(d.originTable), classes: classes)
                 guard group.classes.count < 63 else {
                     throw StoreError.invalidData("\(group.annotation.name) has \(group.classes.count) classes labelling \(group.origin.name); a check handles at most 62")
                 }
