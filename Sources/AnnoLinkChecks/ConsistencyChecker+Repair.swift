@@ -21,8 +21,8 @@ public struct RepairResult: Sendable {
 
 extension ConsistencyChecker {
     /// The most annotation rows one repair changes, deletes or creates. They are recorded as
-    /// one session changeset, which SQLite holds in memory until the entry is written (about
-    /// 0.5 kB per row with its footprint, before and after: some 120 MB at the limit).
+    /// one session changeset, which SQLite holds in memory until the entry is written (measured
+    /// 0.7 kB per row repaired: some 170 MB at the limit; docs/benchmarks.md).
     public static let repairLimit = 250_000
 
     /// Repairs what `plan` lists, in one transaction recorded as one journal entry:
