@@ -37,22 +37,23 @@ extension ConsistencyChecker {
     ///
     /// - Returns: the number of rows read.
     func checkAnnotation(_ g: Group, invalid: Set<Int64>, report: (Problem) throws -> Void, tick: () -> Void) throws -> Int {
-        let apk = quoteIdentifier(g.annotation.primaryKey), opk = quoteIdentifier(g.origin.primaryKey)
+        let opk = quoteIdentifier(g.origin.primaryKey)
         let origin = quoteIdentifier(g.origin.name)
         let fields = Self.fieldColumns(g.origin, g.classes)
         // Where clauses are written on the origin table alone; a subquery keeps their column
         // names from meeting the annotation table's.
         let mask = Self.selectionMask(g.classes).map { "(SELECT \($0) FROM \(origin) AS s WHERE s.\(opk) = a.FeatureID)" } ?? String(g.allSelected)
+        let columns = GeoPackage.annotationColumnNames.map { "a." + quoteIdentifier($0) }.joined(separator: ", ")
         let statement = try connection.prepareUncached("""
-            SELECT a.\(apk), a.FeatureID, a.AnnotationClassID, a.TextString, a.FontName, a.FontSize, a.HorizontalAlignment,
-                   a.VerticalAlignment, a.AnchorX, a.AnchorY, a.Angle, a.XOffset, a.YOffset, a.Status, a.Override,
-                   a.\(quoteIdentifier(g.annotation.geometryColumn)), o.\(opk), o.\(quoteIdentifier(g.origin.geometryColumn))
+            SELECT \(columns), o.\(opk), o.\(quoteIdentifier(g.origin.geometryColumn))
                    \(fields.map { ", o." + quoteIdentifier($0.name) }.joined()), \(mask)
             FROM \(quoteIdentifier(g.annotation.name)) AS a LEFT JOIN \(origin) AS o ON o.\(opk) = a.FeatureID
             WHERE a.FeatureID IS NOT NULL AND a.AnnotationClassID IN (\(g.classIDs))
             ORDER BY a.FeatureID
             """)
-        let maskColumn = 18 + fields.count
+        // The annotation columns come first, then the origin's key, geometry and fields, then the mask.
+        let featureIDColumn = GeoPackage.annotationColumnNames.firstIndex(of: "FeatureID")!
+        let originColumn = GeoPackage.annotationColumnNames.count
         var rows: [StoredAnnotation] = []
         var current: (fid: Int64, origin: Origin)?
         var count = 0
@@ -60,48 +61,31 @@ extension ConsistencyChecker {
         while try statement.step() {
             count += 1
             tick()
-            let featureID = statement.int64(1)
+            let featureID = statement.int64(featureIDColumn)
             if current?.fid != featureID {
                 if let current { try judge(rows, featureID: current.fid, origin: current.origin, group: g, report: report) }
                 rows.removeAll(keepingCapacity: true)
-                current = (featureID, try readOrigin(statement, fid: featureID, fields: fields, maskColumn: maskColumn, invalid: invalid))
+                current = (featureID, readOrigin(statement, at: originColumn, fid: featureID, fields: fields, invalid: invalid))
             }
-            rows.append(readAnnotation(statement))
+            var footprintError: StoreError?
+            let row = try package.annotationRow(from: statement, table: g.annotation) { footprintError = $0 }
+            rows.append(StoredAnnotation(row: row, footprintError: footprintError?.description))
         }
         if let current { try judge(rows, featureID: current.fid, origin: current.origin, group: g, report: report) }
         return count
     }
 
-    /// The origin columns of the row the statement is on (columns 16… of `checkAnnotation`).
-    private func readOrigin(_ s: Statement, fid: Int64, fields: [Column], maskColumn: Int, invalid: Set<Int64>) throws -> Origin {
-        if s.isNull(16) { return .gone }
+    /// The origin columns of the row the statement is on: from `first` on, the origin's key,
+    /// its geometry, `fields`, and the selection mask (as `checkAnnotation` selects them).
+    private func readOrigin(_ s: Statement, at first: Int, fid: Int64, fields: [Column], invalid: Set<Int64>) -> Origin {
+        if s.isNull(first) { return .gone }
         if invalid.contains(fid) { return .reported }
-        if s.isNull(17) { return .withoutGeometry }
-        guard case .success(let geometry) = s.withBlob(17, Self.decode) else { return .reported }
+        if s.isNull(first + 1) { return .withoutGeometry }
+        guard case .success(let geometry) = s.withBlob(first + 1, Self.decode) else { return .reported }
         if geometry.isEmpty { return .withoutGeometry }
         var attributes: [String: SQLValue] = [:]
-        for (i, column) in fields.enumerated() { attributes[column.name] = s.value(18 + i) }
-        return .present(Feature(fid: fid, geometry: geometry, attributes: attributes), selection: s.int64(maskColumn))
-    }
-
-    /// The annotation columns of the row the statement is on (columns 0–15 of `checkAnnotation`).
-    private func readAnnotation(_ s: Statement) -> StoredAnnotation {
-        var footprint: Polygon?
-        var footprintError: String?
-        if !s.isNull(15) {
-            switch s.withBlob(15, Self.decode) {
-            case .success(.polygon(let polygon)): footprint = polygon
-            case .success(let other): footprintError = "it is a \(other.kind.rawValue), not a POLYGON"
-            case .failure(let error): footprintError = "it cannot be read: \(error)"
-            }
-        }
-        let row = AnnotationRow(
-            fid: s.int64(0), featureID: s.int64(1), classID: s.int64(2), text: s.text(3) ?? "", fontName: s.text(4) ?? "",
-            fontSize: s.double(5), horizontalAlignment: Int(s.int64(6)), verticalAlignment: Int(s.int64(7)),
-            anchor: s.isNull(8) || s.isNull(9) ? nil : Point(x: s.double(8), y: s.double(9)), angle: s.double(10),
-            xOffset: s.double(11), yOffset: s.double(12), status: Int(s.int64(13)),
-            override: AnnotationOverride(rawValue: s.int64(14)), footprint: footprint)
-        return StoredAnnotation(row: row, footprintError: footprintError)
+        for (i, column) in fields.enumerated() { attributes[column.name] = s.value(first + 2 + i) }
+        return .present(Feature(fid: fid, geometry: geometry, attributes: attributes), selection: s.int64(first + 2 + fields.count))
     }
 
     /// Judges the rows of one feature in one annotation table.
@@ -238,7 +222,7 @@ extension ConsistencyChecker {
         // Repairing stale text or placement makes a new footprint anyway.
         guard !stale, let anchor = row.anchor else { return }
         if let error = r.footprintError {
-            try report(problem(.footprint, "its footprint \(error)"))
+            try report(problem(.footprint, "its footprint is unusable: \(error)"))
             return
         }
         guard let stored = row.footprint else {

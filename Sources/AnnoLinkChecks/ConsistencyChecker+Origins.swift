@@ -47,7 +47,7 @@ extension ConsistencyChecker {
             if geometry.isEmpty { continue }
             if let reason = try Self.invalidityReason(geometry, engine: geometryEngine) {
                 invalid.insert(fid)
-                try report(Problem(code: .invalidGeometry, originTable: origin.name, originFid: fid, message: "invalid geometry: \(reason)"))
+                try report(Problem(code: .invalidGeometry, originTable: origin.name, originFid: fid, message: reason))
                 continue
             }
 
@@ -81,9 +81,11 @@ extension ConsistencyChecker {
         return (features, invalid)
     }
 
-    /// GEOS's reason why `geometry` is invalid, or nil when it is valid.
+    /// Why `geometry` (not empty) is invalid, in GEOS's words, or nil when it is valid: the
+    /// rule annolink refuses geometries by before writing them
+    /// (`GeometryEngine.validateForWriting`).
     ///
-    /// Points, multipoints and lines are judged in Swift by GEOS's own rules (finite
+    /// Points, multipoints and lines are judged in Swift first by GEOS's own rules (finite
     /// coordinates; a line needs two distinct points), so that a million lines cost no GEOS
     /// call; GEOS is asked only for polygons, and for the wording when something is wrong.
     static func invalidityReason(_ geometry: Geometry, engine: GeometryEngine) throws -> String? {
@@ -99,11 +101,10 @@ extension ConsistencyChecker {
         default: break
         }
         do {
-            let converted = try engine.geos(geometry)
-            return try converted.isValid ? nil : try converted.isValidReason()
-        } catch let error as GEOSError {
-            // GEOS refuses to build some shapes at all (a line of one point, an unclosed ring).
-            return error.messages.isEmpty ? error.description : error.messages.joined(separator: "; ")
+            try engine.validateForWriting(geometry, allowEmpty: true)
+            return nil
+        } catch let error as GeometryValidationError {
+            return error.description
         }
     }
 

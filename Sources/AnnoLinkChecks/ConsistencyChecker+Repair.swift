@@ -103,7 +103,8 @@ extension ConsistencyChecker {
             try package.deleteAnnotation(fid: repair.fid, from: table)
             return .deleted
         }
-        var row = try package.annotationRow(table, fid: repair.fid)
+        // A footprint that cannot be read is what a footprint repair replaces.
+        var row = try package.annotationRow(table, fid: repair.fid) { _ in }
         let classID = codes.contains(.wrongClass) ? repair.targetClassID! : row.classID
         guard let compiled = classes[Self.key(table.name, classID)], let featureID = row.featureID else { return .unchanged }
         let feature = try package.feature(package.featureTable(compiled.definition.originTable), fid: featureID)
