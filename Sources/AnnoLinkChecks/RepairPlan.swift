@@ -43,9 +43,12 @@ public struct RepairPlan: Sendable {
 
     /// Adds what repairs `problem`, or counts it as left when nothing can.
     public mutating func add(_ problem: Problem) {
+        guard problem.code.isRepairable else {
+            left[problem.code, default: 0] += 1
+            return
+        }
         switch problem.code {
         case .invalidGeometry, .unknownClass:
-            left[problem.code, default: 0] += 1
             return
         case .index:
             index[problem.table, default: []].append(problem.annotationFid ?? problem.originFid ?? 0)
