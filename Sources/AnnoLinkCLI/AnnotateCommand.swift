@@ -90,8 +90,11 @@ enum AnnotateCommand: Command {
 
         let summary: RegenerationSummary = try package.connection.write {
             let existing = try package.annotationClasses().filter { $0.annotationTable.lowercased() == into.lowercased() }
-            if (try? package.featureTable(into)) == nil {
-                try package.createAnnotationTable(name: into, srsID: originTable.srsID, description: "annotation of \(originTable.name)")
+            let isNewTable = (try? package.featureTable(into)) == nil
+            if isNewTable {
+                // The spatial index is built once the rows are in: one pass instead of one
+                // trigger call per row.
+                try package.createAnnotationTable(name: into, srsID: originTable.srsID, description: "annotation of \(originTable.name)", spatialIndex: false)
             } else if !(try package.annotationTableNames().contains { $0.lowercased() == into.lowercased() }) {
                 throw CommandError("\(into) exists and is not an annotation table", status: .dataError)
             }
@@ -108,8 +111,11 @@ enum AnnotateCommand: Command {
             try package.saveAnnotationClass(definition)
             let compiled = try engine.classes(labelling: originTable.name).first { $0.definition.annotationTable == annotationTable.name && $0.definition.classID == id }!
             let progress = Progress("features")
-            let summary = try engine.generate(compiled, progress: progress.update)
+            let generate = { try engine.generate(compiled, progress: progress.update) }
+            let summary = isNewTable ? try generate() : try package.withSpatialIndexSuspended(table: annotationTable.name, generate)
             progress.finish(summary.features)
+            if isNewTable { try package.createSpatialIndex(table: annotationTable.name, column: annotationTable.geometryColumn) }
+            try package.refreshContents(of: package.featureTable(annotationTable.name))
             return summary
         }
         for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }

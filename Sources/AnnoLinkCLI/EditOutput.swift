@@ -108,7 +108,9 @@ enum EditOutput {
         if let geometry = result.newGeometry, let wkt = try? geometry.wkt() { Output.line("  geometry: \(wkt)") }
         for change in result.annotation {
             var text = "  annotation \(change.annotationTable) fid \(change.annotationFid) \(change.kind.rawValue)"
-            if let new = change.newText, change.oldText != new { text += ": '\(change.oldText ?? "")' -> '\(new)'" }
+            if let new = change.newText, change.oldText != new {
+                text += change.oldText.map { ": '\($0)' -> '\(new)'" } ?? ": '\(new)'"
+            }
             if let anchor = change.newAnchor, change.kind != .deleted {
                 text += String(format: " at %.2f, %.2f", anchor.x, anchor.y)
             }

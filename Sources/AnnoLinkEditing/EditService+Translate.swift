@@ -72,8 +72,11 @@ extension EditService {
             }
             let tables = [table.name] + annotationTables.keys.sorted()
             let rebuild = result.features >= Self.spatialIndexRebuildThreshold
-            try withSpatialIndexes(suspended: rebuild ? tables : []) {
-                try moveSelected(table, dx: dx, dy: dy, classes: classes, total: result.features, progress: progress)
+            // Only the declared tables are written in the loop, so the session can rest.
+            try recorder.withoutRecording {
+                try withSpatialIndexes(suspended: rebuild ? tables : []) {
+                    try moveSelected(table, dx: dx, dy: dy, classes: classes, total: result.features, progress: progress)
+                }
             }
             for name in tables { try package.refreshContents(of: package.featureTable(name)) }
         }
@@ -137,9 +140,43 @@ extension EditService {
         }
     }
 
-    /// Moves the selected features one by one and regenerates their annotation rows.
+    /// Moves the selected features one by one, then regenerates their annotation rows, each
+    /// table in one streaming pass (one joined statement, not a query per feature).
     func moveSelected(_ table: FeatureTable, dx: Double, dy: Double, classes: [CompiledClass], total: Int, progress: (Int, Int) -> Void) throws {
         let connection = package.connection
+        let g = quoteIdentifier(table.geometryColumn), pk = quoteIdentifier(table.primaryKey)
+        let read = try connection.prepareUncached("""
+            SELECT t.\(pk), t.\(g) FROM temp.annolink_selection s JOIN \(quoteIdentifier(table.name)) t ON t.\(pk) = s.fid ORDER BY s.fid
+            """)
+        let write = try connection.prepareUncached("UPDATE \(quoteIdentifier(table.name)) SET \(g) = ? WHERE \(pk) = ?")
+        var done = 0
+        while try read.step() {
+            let fid = read.int64(0)
+            guard !read.isNull(1) else { continue }
+            var blob = read.blob(1) ?? []
+            do {
+                try GeoPackageGeometry.translate(blob: &blob, dx: dx, dy: dy)
+            } catch {
+                throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
+            }
+            write.reset()
+            try write.bind(.blob(blob), at: 1)
+            try write.bind(fid, at: 2)
+            while try write.step() {}
+            done += 1
+            if done % 4096 == 0 { progress(done / 2, total) }
+        }
+        for (name, tableClasses) in Dictionary(grouping: classes, by: { $0.definition.annotationTable }).sorted(by: { $0.key < $1.key }) {
+            try regenerateMoved(table, annotationTable: try package.featureTable(name), classes: tableClasses, dx: dx, dy: dy) {
+                progress((total + $0) / 2, total)
+            }
+        }
+        progress(total, total)
+    }
+
+    /// Regenerates the annotation rows in `annotationTable` of the moved features, streaming
+    /// them joined with their (moved) origin features.
+    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], dx: Double, dy: Double, progress: (Int) -> Void) throws {
         // Only the fields the label expressions read are loaded.
         var fields: [String] = []
         for c in classes {
@@ -147,45 +184,36 @@ extension EditService {
                 if let column = table.column(field), !fields.contains(column.name) { fields.append(column.name) }
             }
         }
+        let a = quoteIdentifier(annotationTable.name), t = quoteIdentifier(table.name)
         let g = quoteIdentifier(table.geometryColumn), pk = quoteIdentifier(table.primaryKey)
-        let read = try connection.prepareUncached("""
-            SELECT t.\(pk), t.\(g)\(fields.map { ", t." + quoteIdentifier($0) }.joined()) FROM temp.annolink_selection s
-            JOIN \(quoteIdentifier(table.name)) t ON t.\(pk) = s.fid ORDER BY s.fid
+        let read = try package.connection.prepareUncached("""
+            SELECT \(GeoPackage.annotationColumns.split(separator: ",").map { "a." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
+                   t.\(g)\(fields.map { ", t." + quoteIdentifier($0) }.joined())
+            FROM temp.annolink_selection s JOIN \(a) a ON a.FeatureID = s.fid JOIN \(t) t ON t.\(pk) = s.fid
+            WHERE a.AnnotationClassID IN (\(classes.map { String($0.definition.classID) }.joined(separator: ", ")))
+            ORDER BY s.fid, a.fid
             """)
-        let write = try connection.prepare("UPDATE \(quoteIdentifier(table.name)) SET \(g) = ? WHERE \(pk) = ?")
-        let byTable = Dictionary(grouping: classes) { $0.definition.annotationTable }
-        let annotationTables = try byTable.keys.sorted().map { try package.featureTable($0) }
+        let geometryColumn = GeoPackage.annotationColumnCount
         var done = 0
         while try read.step() {
-            let fid = read.int64(0)
-            guard !read.isNull(1) else { continue }
-            var blob = read.blob(1) ?? []
-            let old: Geometry
-            do {
-                old = try GeoPackageGeometry(blob: blob).geometry
-                try GeoPackageGeometry.translate(blob: &blob, dx: dx, dy: dy)
-            } catch {
-                throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
-            }
-            let moved = old.translated(dx: dx, dy: dy)
-            guard moved.isFinite else { throw EditError.nonFiniteCoordinate("in \(table.name) fid \(fid) after the move") }
-            write.reset()
-            try write.bind(.blob(blob), at: 1)
-            try write.bind(fid, at: 2)
-            while try write.step() {}
-            var attributes: [String: SQLValue] = [:]
-            for (i, field) in fields.enumerated() { attributes[field] = read.value(i + 2) }
-            let feature = Feature(fid: fid, geometry: moved, attributes: attributes)
-            for annotationTable in annotationTables {
-                for row in try package.annotationRows(annotationTable, featureID: fid) {
-                    guard let compiled = byTable[annotationTable.name]?.first(where: { $0.definition.classID == row.classID }) else { continue }
-                    let updated = try annotation.regenerated(row, for: feature, previousGeometry: old, compiled)
-                    if updated != row { try package.updateAnnotation(updated, in: annotationTable) }
+            var row = try package.annotationRow(from: read, table: annotationTable, withFootprint: false)
+            guard let fid = row.featureID, let compiled = classes.first(where: { $0.definition.classID == row.classID }) else { continue }
+            guard !read.isNull(geometryColumn) else { continue }
+            let moved = try read.withBlob(geometryColumn) { blob in
+                do {
+                    return try GeoPackageGeometry(blob: blob).geometry
+                } catch {
+                    throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
                 }
             }
+            guard moved.isFinite else { throw EditError.nonFiniteCoordinate("in \(table.name) fid \(fid) after the move") }
+            var attributes: [String: SQLValue] = [:]
+            for (i, field) in fields.enumerated() { attributes[field] = read.value(geometryColumn + 1 + i) }
+            let feature = Feature(fid: fid, geometry: moved, attributes: attributes)
+            row = try annotation.regenerated(row, for: feature, previousGeometry: moved.translated(dx: -dx, dy: -dy), compiled)
+            try package.updateAnnotationPlacement(row, in: annotationTable)
             done += 1
-            if done % 1024 == 0 { progress(done, total) }
+            if done % 4096 == 0 { progress(done) }
         }
-        progress(done, total)
     }
 }

@@ -61,6 +61,20 @@ public final class EditService {
         return try transformer!.transform(point, from: crs, to: crsName(of: table))
     }
 
+    /// The typed values of `FIELD=VALUE` texts for `table`'s columns.
+    ///
+    /// - Throws: `StoreError.unknownColumn`, `EditError` for the feature id or a value that
+    ///   does not fit its column.
+    func parse(_ values: [(field: String, text: String)], for table: FeatureTable) throws -> [String: SQLValue] {
+        var parsed: [String: SQLValue] = [:]
+        for (field, text) in values {
+            guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
+            if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is the feature id, which the table chooses") }
+            parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
+        }
+        return parsed
+    }
+
     /// Regenerates the annotation of feature `fid` after an edit.
     func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false) throws -> [AnnotationChange] {
         let feature = deleted ? nil : try package.feature(table, fid: fid)
@@ -85,12 +99,7 @@ public final class EditService {
     ///   violated constraint.
     public func setFields(table name: String, fid: Int64, values: [(field: String, text: String)], command: String) throws -> EditResult {
         let table = try package.featureTable(name)
-        var parsed: [String: SQLValue] = [:]
-        for (field, text) in values {
-            guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
-            if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is the feature id") }
-            parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
-        }
+        let parsed = try parse(values, for: table)
         return try perform(command: command, summary: "set \(parsed.keys.sorted().joined(separator: ", ")) of \(table.name) fid \(fid)") {
             let before = try package.feature(table, fid: fid)
             try package.updateFeature(table, fid: fid, attributes: parsed)
@@ -214,12 +223,7 @@ public final class EditService {
     /// and creates its annotation where the classes say AutoCreate.
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)], command: String) throws -> EditResult {
         let table = try package.featureTable(name)
-        var parsed: [String: SQLValue] = [:]
-        for (field, text) in values {
-            guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
-            if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "the feature id is chosen by the table") }
-            parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
-        }
+        let parsed = try parse(values, for: table)
         var shape = geometry
         if let crs {
             guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }

@@ -93,6 +93,30 @@ struct EditTests {
         }
     }
 
+    @Test("an edit that changes which class selects a feature moves its annotation to that class")
+    func reclassification() throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("s.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "24").status == 0)
+        for (id, condition) in [("0", "Length < 100"), ("1", "Length >= 100")] {
+            let result = try Harness.annolink("annotate", path, "--origin", "parcel_lines", "--into", "length_anno", "--class-id", id,
+                                              "--where", condition, "--expression", "Round($feature.Length, 1)", "--placement", "line")
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM length_anno") == "62")
+        let fid = try Harness.sqlite(path, "SELECT min(fid) FROM parcel_lines WHERE Length < 100")
+        let annotation = try Harness.sqlite(path, "SELECT fid FROM length_anno WHERE FeatureID = \(fid)")
+        #expect(try Harness.sqlite(path, "SELECT AnnotationClassID FROM length_anno WHERE fid = \(annotation)") == "0")
+        let result = try Harness.annolink("set", path, "parcel_lines", fid, "Length=150.25", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"change\" : \"reclassified\""), "\(result.stdout)")
+        // The same row (same fid) now belongs to class 1, with the new text.
+        #expect(try Harness.sqlite(path, "SELECT AnnotationClassID || '|' || TextString FROM length_anno WHERE FeatureID = \(fid)") == "1|150.3")
+        #expect(try Harness.sqlite(path, "SELECT fid FROM length_anno WHERE FeatureID = \(fid)") == annotation)
+        // A condition no class meets removes the annotation; NULL Length is selected by neither.
+        #expect(try Harness.annolink("set", path, "parcel_lines", fid, "Length=NULL").status == 0)
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM length_anno WHERE FeatureID = \(fid)") == "0")
+    }
+
     @Test("a move given in EPSG:4326 lands where PROJ's cs2cs puts it")
     func moveInAnotherCRS() throws {
         guard let path = try loudoun(), FileManager.default.fileExists(atPath: "/usr/bin/cs2cs") else { return }

@@ -27,7 +27,8 @@ public struct RegenerationSummary: Hashable, Sendable {
 extension AnnotationEngine {
     /// Creates the annotation of every feature `compiled`'s class selects, for a class whose
     /// annotation table holds no rows of it yet. Streams the origin table; the caller runs it
-    /// in a transaction. `progress` gets the number of features done.
+    /// in a transaction and refreshes the table's extent afterwards (`refreshContents`), once
+    /// its spatial index exists. `progress` gets the number of features done.
     public func generate(_ compiled: CompiledClass, progress: (Int) -> Void = { _ in }) throws -> RegenerationSummary {
         let d = compiled.definition
         let origin = try package.featureTable(d.originTable)
@@ -55,7 +56,6 @@ extension AnnotationEngine {
         for row in rows { try package.insertAnnotation(row, into: annotationTable) }
         summary.created += rows.count
         progress(summary.features)
-        try package.refreshContents(of: annotationTable)
         return summary
     }
 

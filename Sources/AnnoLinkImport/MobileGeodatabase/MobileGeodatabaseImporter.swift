@@ -1,3 +1,4 @@
+import AnnoLinkAnnotation
 import AnnoLinkGeometry
 import AnnoLinkStore
 import Foundation
@@ -308,7 +309,7 @@ public struct MobileGeodatabaseImporter {
             }
             for column in present {
                 var value = byName[column] ?? .null
-                if column == "Angle", let angle = value.doubleValue { value = .real(Self.normalizedAngle(angle)) }
+                if column == "Angle", let angle = value.doubleValue { value = .real(PlacementRules.normalizedAngle(angle)) }
                 values.append(value)
             }
             for (i, column) in extraColumns.enumerated() {
@@ -333,12 +334,6 @@ public struct MobileGeodatabaseImporter {
         case 2: return last
         default: return Point(x: (first.x + last.x) / 2, y: (first.y + last.y) / 2)
         }
-    }
-
-    /// `angle` in degrees brought into [0, 360).
-    static func normalizedAngle(_ angle: Double) -> Double {
-        let a = angle.truncatingRemainder(dividingBy: 360)
-        return a < 0 ? a + 360 : a
     }
 
     /// Registers the annotation classes of an annotation feature class.

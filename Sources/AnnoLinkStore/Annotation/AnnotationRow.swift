@@ -68,30 +68,89 @@ public struct AnnotationRow: Hashable, Sendable {
 }
 
 extension GeoPackage {
-    static let annotationColumns = "fid, geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override"
+    /// The columns of an annotation table that make an `AnnotationRow`, in the order
+    /// `annotationRow(from:startingAt:table:withFootprint:footprintProblem:)` reads them.
+    public static let annotationColumnNames = [
+        "fid", "geom", "FeatureID", "AnnotationClassID", "TextString", "FontName", "FontSize", "HorizontalAlignment",
+        "VerticalAlignment", "AnchorX", "AnchorY", "Angle", "XOffset", "YOffset", "Status", "Override",
+    ]
+    /// `annotationColumnNames` as an SQL column list.
+    public static let annotationColumns = annotationColumnNames.joined(separator: ", ")
+    /// How many columns `annotationColumns` lists.
+    public static var annotationColumnCount: Int { annotationColumnNames.count }
 
-    /// Reads the annotation row the statement is on (columns as in `annotationColumns`).
-    func annotationRow(from s: Statement, table: FeatureTable) throws -> AnnotationRow {
-        let fid = s.int64(0)
-        var footprint: Polygon?
-        if !s.isNull(1) {
-            let geometry = try s.withBlob(1) { try decodeGeometry($0, table: table, fid: fid) }
-            guard case .polygon(let polygon) = geometry else {
-                throw StoreError.wrongGeometryKind(table: table.name, expected: "POLYGON", got: geometry.kind.rawValue)
+    /// The statements annolink runs on annotation tables.
+    enum AnnotationStatement: Int {
+        case rowsOfFeature, row, insert, update, updatePlacement
+
+        func sql(_ table: String) -> String {
+            let t = quoteIdentifier(table)
+            switch self {
+            case .rowsOfFeature: return "SELECT \(GeoPackage.annotationColumns) FROM \(t) WHERE FeatureID = ? ORDER BY fid"
+            case .row: return "SELECT \(GeoPackage.annotationColumns) FROM \(t) WHERE fid = ?"
+            case .insert:
+                return """
+                    INSERT INTO \(t) (geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize,
+                      HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            case .update:
+                return """
+                    UPDATE \(t) SET geom = ?, FeatureID = ?, AnnotationClassID = ?, TextString = ?, FontName = ?,
+                      FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
+                      YOffset = ?, Status = ?, Override = ? WHERE fid = ?
+                    """
+            case .updatePlacement:
+                return "UPDATE \(t) SET geom = ?, TextString = ?, AnchorX = ?, AnchorY = ?, Angle = ?, Status = ? WHERE fid = ?"
             }
-            footprint = polygon
         }
+    }
+
+    /// The prepared statement `kind` for `table`, reset: its SQL is built once per table, so
+    /// that a bulk run does not build and hash the text for every row.
+    func annotationStatement(_ kind: AnnotationStatement, _ table: FeatureTable) throws -> Statement {
+        try cachedStatement(key: StatementKey(kind: kind.rawValue, table: table.name)) { kind.sql(table.name) }
+    }
+
+    /// Reads the annotation row of `table` the statement is on: the statement's columns from
+    /// `first` on are `annotationColumnNames`, in that order. Without `withFootprint` the stored
+    /// footprint is not decoded (nil), for callers that compute a new one anyway.
+    ///
+    /// - Parameter footprintProblem: when given, a footprint that cannot be decoded or is not
+    ///   a polygon is handed to it and the row is read without one, instead of throwing.
+    /// - Throws: `StoreError.corruptGeometry` or `.wrongGeometryKind` for the footprint, unless
+    ///   `footprintProblem` is given.
+    public func annotationRow(
+        from s: Statement, startingAt first: Int = 0, table: FeatureTable, withFootprint: Bool = true,
+        footprintProblem: ((StoreError) -> Void)? = nil
+    ) throws -> AnnotationRow {
+        let fid = s.int64(first)
+        var footprint: Polygon?
+        if withFootprint, !s.isNull(first + 1) {
+            do {
+                let geometry = try s.withBlob(first + 1) { try decodeGeometry($0, table: table, fid: fid) }
+                guard case .polygon(let polygon) = geometry else {
+                    throw StoreError.wrongGeometryKind(table: table.name, expected: "POLYGON", got: geometry.kind.rawValue)
+                }
+                footprint = polygon
+            } catch let error as StoreError {
+                guard let footprintProblem else { throw error }
+                footprintProblem(error)
+            }
+        }
+        func column(_ i: Int) -> Int { first + i }
         return AnnotationRow(
-            fid: fid, featureID: s.isNull(2) ? nil : s.int64(2), classID: s.int64(3), text: s.text(4) ?? "",
-            fontName: s.text(5) ?? "", fontSize: s.double(6), horizontalAlignment: Int(s.int64(7)),
-            verticalAlignment: Int(s.int64(8)), anchor: s.isNull(9) || s.isNull(10) ? nil : Point(x: s.double(9), y: s.double(10)),
-            angle: s.double(11), xOffset: s.double(12), yOffset: s.double(13), status: Int(s.int64(14)),
-            override: AnnotationOverride(rawValue: s.int64(15)), footprint: footprint)
+            fid: fid, featureID: s.isNull(column(2)) ? nil : s.int64(column(2)), classID: s.int64(column(3)), text: s.text(column(4)) ?? "",
+            fontName: s.text(column(5)) ?? "", fontSize: s.double(column(6)), horizontalAlignment: Int(s.int64(column(7))),
+            verticalAlignment: Int(s.int64(column(8))),
+            anchor: s.isNull(column(9)) || s.isNull(column(10)) ? nil : Point(x: s.double(column(9)), y: s.double(column(10))),
+            angle: s.double(column(11)), xOffset: s.double(column(12)), yOffset: s.double(column(13)), status: Int(s.int64(column(14))),
+            override: AnnotationOverride(rawValue: s.int64(column(15))), footprint: footprint)
     }
 
     /// The annotation rows of `table` linked to the origin feature `featureID`, in fid order.
     public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
-        let s = try connection.prepare("SELECT \(Self.annotationColumns) FROM \(quoteIdentifier(table.name)) WHERE FeatureID = ? ORDER BY fid")
+        let s = try annotationStatement(.rowsOfFeature, table)
         try s.bind(featureID, at: 1)
         var rows: [AnnotationRow] = []
         while try s.step() { rows.append(try annotationRow(from: s, table: table)) }
@@ -100,13 +159,15 @@ extension GeoPackage {
 
     /// The annotation row `fid` of `table`.
     ///
+    /// - Parameter footprintProblem: as in `annotationRow(from:startingAt:table:withFootprint:footprintProblem:)`:
+    ///   when given, an unreadable footprint is handed to it instead of thrown.
     /// - Throws: `StoreError.unknownFeature` when there is none.
-    public func annotationRow(_ table: FeatureTable, fid: Int64) throws -> AnnotationRow {
-        let s = try connection.prepare("SELECT \(Self.annotationColumns) FROM \(quoteIdentifier(table.name)) WHERE fid = ?")
+    public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)? = nil) throws -> AnnotationRow {
+        let s = try annotationStatement(.row, table)
         try s.bind(fid, at: 1)
         defer { s.reset() }
         guard try s.step() else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        return try annotationRow(from: s, table: table)
+        return try annotationRow(from: s, table: table, footprintProblem: footprintProblem)
     }
 
     private func bindAnnotation(_ row: AnnotationRow, to s: Statement, table: FeatureTable) throws {
@@ -130,11 +191,7 @@ extension GeoPackage {
     /// Inserts `row` (its fid is chosen by SQLite) and returns the new fid.
     @discardableResult
     public func insertAnnotation(_ row: AnnotationRow, into table: FeatureTable) throws -> Int64 {
-        let s = try connection.prepare("""
-            INSERT INTO \(quoteIdentifier(table.name)) (geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize,
-              HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let s = try annotationStatement(.insert, table)
         try bindAnnotation(row, to: s, table: table)
         while try s.step() {}
         return connection.lastInsertRowID
@@ -143,13 +200,25 @@ extension GeoPackage {
     /// Writes every column of `row` (which must have a fid) back to `table`.
     public func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws {
         guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
-        let s = try connection.prepare("""
-            UPDATE \(quoteIdentifier(table.name)) SET geom = ?, FeatureID = ?, AnnotationClassID = ?, TextString = ?, FontName = ?,
-              FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
-              YOffset = ?, Status = ?, Override = ? WHERE fid = ?
-            """)
+        let s = try annotationStatement(.update, table)
         try bindAnnotation(row, to: s, table: table)
         try s.bind(fid, at: 16)
+        while try s.step() {}
+    }
+
+    /// Writes what regeneration changes of `row` — footprint, text, anchor, angle and status —
+    /// back to `table`: the columns a bulk move declares to the journal, and none of the indexed
+    /// ones, so the `FeatureID` index is left alone.
+    public func updateAnnotationPlacement(_ row: AnnotationRow, in table: FeatureTable) throws {
+        guard let fid = row.fid else { preconditionFailure("updateAnnotationPlacement needs a row with a fid") }
+        let s = try annotationStatement(.updatePlacement, table)
+        try s.bind(row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, at: 1)
+        try s.bind(.text(row.text), at: 2)
+        try s.bind(row.anchor.map { .real($0.x) } ?? .null, at: 3)
+        try s.bind(row.anchor.map { .real($0.y) } ?? .null, at: 4)
+        try s.bind(row.angle, at: 5)
+        try s.bind(Int64(row.status), at: 6)
+        try s.bind(fid, at: 7)
         while try s.step() {}
     }
 

@@ -14,6 +14,13 @@ public final class GeoPackage {
     public var path: String { connection.path }
     private var tableCache: [String: FeatureTable] = [:]
     private var engine: GeometryEngine?
+    private var statementsByKey: [StatementKey: Statement] = [:]
+
+    /// A statement annolink builds for a table, by kind and table name.
+    struct StatementKey: Hashable {
+        var kind: Int
+        var table: String
+    }
 
     /// Opens an existing GeoPackage.
     ///
@@ -217,6 +224,18 @@ public final class GeoPackage {
             """, extent + [.text(table.name)])
     }
 
+    /// A statement cached under a short `key`, its SQL made by `sql` only the first time; reset
+    /// and ready for binding.
+    func cachedStatement(key: StatementKey, _ sql: () -> String) throws -> Statement {
+        if let statement = statementsByKey[key] {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.prepareUncached(sql())
+        statementsByKey[key] = statement
+        return statement
+    }
+
     /// The GEOS engine used to validate geometries before writing, made on first use.
     public func geometryEngine() throws -> GeometryEngine {
         if let engine { return engine }
@@ -226,7 +245,10 @@ public final class GeoPackage {
     }
 
     /// Forgets cached table descriptions (after schema changes made with raw SQL).
-    public func invalidateTableCache() { tableCache.removeAll() }
+    public func invalidateTableCache() {
+        tableCache.removeAll()
+        statementsByKey.removeAll()
+    }
 }
 
 @available(*, unavailable)
