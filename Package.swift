@@ -22,8 +22,11 @@ let package = Package(
         .target(name: "AnnoLinkStore", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "CSQLite"]),
         .target(name: "AnnoLinkAnnotation", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "CFreeType"]),
         .target(name: "AnnoLinkEditing", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
+        .target(name: "AnnoLinkChecks", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore", "AnnoLinkAnnotation"]),
-        .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkImport"]),
+        // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
+        .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
+        .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch"]),
         .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
         .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
@@ -37,7 +40,9 @@ let package = Package(
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore"]),
         .testTarget(name: "AnnoLinkEditingTests", dependencies: ["AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry"]),
+        .testTarget(name: "AnnoLinkChecksTests", dependencies: ["AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport"]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
     ],
     swiftLanguageModes: [.v6]

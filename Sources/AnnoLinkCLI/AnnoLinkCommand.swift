@@ -1,3 +1,4 @@
+import AnnoLinkChecks
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkStore
@@ -10,7 +11,7 @@ public enum AnnoLinkCommand {
         [
             ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, ShowCommand.self, SetCommand.self,
             MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
-            UndoCommand.self, RedoCommand.self, LogCommand.self,
+            CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self,
         ]
     }
 
@@ -92,6 +93,8 @@ public enum AnnoLinkCommand {
             default: return ("SQLite: \(message)", .dataError)
             }
         case let error as GeometryCodecError:
+            return (error.description, .dataError)
+        case let error as CheckError:
             return (error.description, .dataError)
         default:
             return (oneLine(String(describing: error)), .dataError)

@@ -99,6 +99,7 @@ enum EditOutput {
         case .moveVertex: verb = "moved a vertex of"
         case .add: verb = "added"
         case .delete: verb = "deleted"
+        case .reshape: verb = "reshaped"
         }
         var line = "\(verb) \(result.table) fid \(result.fid)"
         if let entry = result.journalEntry { line += " (journal entry \(entry); undo with 'annolink undo')" }

@@ -7,6 +7,11 @@ enum Output {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// Writes `text` to standard output as it is, without a newline.
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
     /// Writes `text` and a newline to standard error.
     static func diagnostic(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))

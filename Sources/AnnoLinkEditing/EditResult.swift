@@ -4,7 +4,7 @@ import AnnoLinkStore
 
 /// What one edit changed: the feature, its fields and geometry, and its annotation.
 public struct EditResult: Sendable {
-    public enum Kind: String, Sendable { case set, move, moveVertex = "move-vertex", add, delete }
+    public enum Kind: String, Sendable { case set, move, moveVertex = "move-vertex", add, delete, reshape }
 
     /// One changed field.
     public struct FieldChange: Sendable {

@@ -199,6 +199,26 @@ public final class EditService {
         }
     }
 
+    /// Replaces the geometry of feature `fid` with `geometry` (in the table's CRS) and
+    /// regenerates its annotation as for a shape change: what a reshape in the sketch editor
+    /// saves.
+    ///
+    /// - Throws: `StoreError.unknownTable`, `.unknownFeature`, `.wrongGeometryKind`,
+    ///   `GeometryValidationError` with GEOS's reason for an empty, non-finite or invalid
+    ///   geometry.
+    public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, command: String) throws -> EditResult {
+        let table = try package.featureTable(name)
+        try package.validate(geometry, for: table)
+        return try perform(command: command, summary: "reshape \(table.name) fid \(fid)") {
+            let before = try package.feature(table, fid: fid)
+            try package.updateFeature(table, fid: fid, geometry: geometry)
+            var result = EditResult(kind: .reshape, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: geometry)
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
+            try geometryChanged(table)
+            return result
+        }
+    }
+
     /// Adds a feature with `geometry` (in `crs`, nil: the table's) and fields typed as text,
     /// and creates its annotation where the classes say AutoCreate.
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)], command: String) throws -> EditResult {

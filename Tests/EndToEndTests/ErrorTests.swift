@@ -51,7 +51,7 @@ struct ErrorTests {
 
     @Test("every command answers --help with its usage")
     func help() throws {
-        for command in ["import", "sample", "info", "annotate", "show", "set", "move", "move-vertex", "add", "delete"] {
+        for command in ["import", "sample", "info", "annotate", "show", "set", "move", "move-vertex", "add", "delete", "check", "sketch"] {
             let result = try Harness.annolink(command, "--help")
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("usage: annolink \(command)"))

@@ -68,10 +68,16 @@ public struct AnnotationRow: Hashable, Sendable {
 }
 
 extension GeoPackage {
-    /// The annotation columns in the order `annotationRow(from:table:)` reads them.
-    public static let annotationColumns = "fid, geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override"
+    /// The columns of an annotation table that make an `AnnotationRow`, in the order
+    /// `annotationRow(from:startingAt:table:withFootprint:footprintProblem:)` reads them.
+    public static let annotationColumnNames = [
+        "fid", "geom", "FeatureID", "AnnotationClassID", "TextString", "FontName", "FontSize", "HorizontalAlignment",
+        "VerticalAlignment", "AnchorX", "AnchorY", "Angle", "XOffset", "YOffset", "Status", "Override",
+    ]
+    /// `annotationColumnNames` as an SQL column list.
+    public static let annotationColumns = annotationColumnNames.joined(separator: ", ")
     /// How many columns `annotationColumns` lists.
-    public static let annotationColumnCount = 16
+    public static var annotationColumnCount: Int { annotationColumnNames.count }
 
     /// The statements annolink runs on annotation tables.
     enum AnnotationStatement: Int {
@@ -106,25 +112,40 @@ extension GeoPackage {
         try cachedStatement(key: StatementKey(kind: kind.rawValue, table: table.name)) { kind.sql(table.name) }
     }
 
-    /// Reads the annotation row the statement is on (its first columns as in
-    /// `annotationColumns`). Without `withFootprint` the stored footprint is not decoded (nil),
-    /// for callers that compute a new one anyway.
-    public func annotationRow(from s: Statement, table: FeatureTable, withFootprint: Bool = true) throws -> AnnotationRow {
-        let fid = s.int64(0)
+    /// Reads the annotation row of `table` the statement is on: the statement's columns from
+    /// `first` on are `annotationColumnNames`, in that order. Without `withFootprint` the stored
+    /// footprint is not decoded (nil), for callers that compute a new one anyway.
+    ///
+    /// - Parameter footprintProblem: when given, a footprint that cannot be decoded or is not
+    ///   a polygon is handed to it and the row is read without one, instead of throwing.
+    /// - Throws: `StoreError.corruptGeometry` or `.wrongGeometryKind` for the footprint, unless
+    ///   `footprintProblem` is given.
+    public func annotationRow(
+        from s: Statement, startingAt first: Int = 0, table: FeatureTable, withFootprint: Bool = true,
+        footprintProblem: ((StoreError) -> Void)? = nil
+    ) throws -> AnnotationRow {
+        let fid = s.int64(first)
         var footprint: Polygon?
-        if withFootprint, !s.isNull(1) {
-            let geometry = try s.withBlob(1) { try decodeGeometry($0, table: table, fid: fid) }
-            guard case .polygon(let polygon) = geometry else {
-                throw StoreError.wrongGeometryKind(table: table.name, expected: "POLYGON", got: geometry.kind.rawValue)
+        if withFootprint, !s.isNull(first + 1) {
+            do {
+                let geometry = try s.withBlob(first + 1) { try decodeGeometry($0, table: table, fid: fid) }
+                guard case .polygon(let polygon) = geometry else {
+                    throw StoreError.wrongGeometryKind(table: table.name, expected: "POLYGON", got: geometry.kind.rawValue)
+                }
+                footprint = polygon
+            } catch let error as StoreError {
+                guard let footprintProblem else { throw error }
+                footprintProblem(error)
             }
-            footprint = polygon
         }
+        func column(_ i: Int) -> Int { first + i }
         return AnnotationRow(
-            fid: fid, featureID: s.isNull(2) ? nil : s.int64(2), classID: s.int64(3), text: s.text(4) ?? "",
-            fontName: s.text(5) ?? "", fontSize: s.double(6), horizontalAlignment: Int(s.int64(7)),
-            verticalAlignment: Int(s.int64(8)), anchor: s.isNull(9) || s.isNull(10) ? nil : Point(x: s.double(9), y: s.double(10)),
-            angle: s.double(11), xOffset: s.double(12), yOffset: s.double(13), status: Int(s.int64(14)),
-            override: AnnotationOverride(rawValue: s.int64(15)), footprint: footprint)
+            fid: fid, featureID: s.isNull(column(2)) ? nil : s.int64(column(2)), classID: s.int64(column(3)), text: s.text(column(4)) ?? "",
+            fontName: s.text(column(5)) ?? "", fontSize: s.double(column(6)), horizontalAlignment: Int(s.int64(column(7))),
+            verticalAlignment: Int(s.int64(column(8))),
+            anchor: s.isNull(column(9)) || s.isNull(column(10)) ? nil : Point(x: s.double(column(9)), y: s.double(column(10))),
+            angle: s.double(column(11)), xOffset: s.double(column(12)), yOffset: s.double(column(13)), status: Int(s.int64(column(14))),
+            override: AnnotationOverride(rawValue: s.int64(column(15))), footprint: footprint)
     }
 
     /// The annotation rows of `table` linked to the origin feature `featureID`, in fid order.
@@ -138,13 +159,15 @@ extension GeoPackage {
 
     /// The annotation row `fid` of `table`.
     ///
+    /// - Parameter footprintProblem: as in `annotationRow(from:startingAt:table:withFootprint:footprintProblem:)`:
+    ///   when given, an unreadable footprint is handed to it instead of thrown.
     /// - Throws: `StoreError.unknownFeature` when there is none.
-    public func annotationRow(_ table: FeatureTable, fid: Int64) throws -> AnnotationRow {
+    public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)? = nil) throws -> AnnotationRow {
         let s = try annotationStatement(.row, table)
         try s.bind(fid, at: 1)
         defer { s.reset() }
         guard try s.step() else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        return try annotationRow(from: s, table: table)
+        return try annotationRow(from: s, table: table, footprintProblem: footprintProblem)
     }
 
     private func bindAnnotation(_ row: AnnotationRow, to s: Statement, table: FeatureTable) throws {

@@ -39,11 +39,14 @@ extension GeoPackage {
         }
     }
 
-    /// The names of the tables registered as annotation tables.
+    /// The names of the tables registered as annotation tables: the feature tables registered
+    /// under annolink's extension (the registry and the journal's tables are registered under
+    /// it too, but are not feature tables).
     public func annotationTableNames() throws -> [String] {
         try connection.rows("""
-            SELECT table_name FROM gpkg_extensions WHERE extension_name = ? AND table_name != ? ORDER BY rowid
-            """, [.text(AnnotationSchema.extensionName), .text(AnnotationSchema.registryTable)]).compactMap { $0[0].textValue }
+            SELECT e.table_name FROM gpkg_extensions e JOIN gpkg_contents c ON c.table_name = e.table_name
+            WHERE e.extension_name = ? AND c.data_type = 'features' ORDER BY e.rowid
+            """, [.text(AnnotationSchema.extensionName)]).compactMap { $0[0].textValue }
     }
 
     /// Adds or replaces a class in the registry.

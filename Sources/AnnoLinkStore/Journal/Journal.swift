@@ -59,7 +59,8 @@ public final class Journal {
             }
             let result = try body(recorder)
             if let recorded = try recorder.finish() {
-                try write(recorded.changeset, images: recorded.images, entry: recorder.entryID, command: command, summary: summary)
+                try write(recorded.changeset, images: recorded.images, indexImages: recorded.indexImages, entry: recorder.entryID,
+                          command: command, summary: summary)
             }
             return result
         }
@@ -89,11 +90,11 @@ public final class Journal {
         return connection.lastInsertRowID
     }
 
-    private func write(_ changeset: Changeset, images: [BulkImage], entry: Int64?, command: String, summary: String) throws {
+    private func write(_ changeset: Changeset, images: [BulkImage], indexImages: [IndexImage], entry: Int64?, command: String, summary: String) throws {
         let changed = try changeset.tables()
         var tables: [String] = images.map(\.target.table)
-        for table in changed.map(\.name) where !tables.contains(table) { tables.append(table) }
-        let rowCount = changed.reduce(0) { $0 + $1.changes } + images.reduce(0) { $0 + $1.rowCount }
+        for table in changed.map(\.name) + indexImages.map(\.rtree) where !tables.contains(table) { tables.append(table) }
+        let rowCount = changed.reduce(0) { $0 + $1.changes } + images.reduce(0) { $0 + $1.rowCount } + indexImages.reduce(0) { $0 + $1.rowCount }
         let values: [SQLValue] = [
             .text(command), .text(summary), .integer(Int64(rowCount)), .text(tables.joined(separator: "\n")),
             changeset.isEmpty ? .null : .blob(changeset.bytes),
@@ -124,6 +125,7 @@ public final class Journal {
             guard let before = image[0].textValue, let after = image[1].textValue else { continue }
             try BulkImage.drop(before: before, after: after, on: connection)
         }
+        try IndexImage.drop(entriesWhere: "entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone')", on: connection)
         try connection.execute("""
             DELETE FROM annolink_journal_images WHERE entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone');
             DELETE FROM annolink_journal WHERE state = 'undone';
@@ -244,6 +246,7 @@ public final class Journal {
             throw JournalError.corrupt(entry: entry, reason: "its changeset cannot be read (\(error))")
         }
         let images = stored.entry.kind == .bulk ? try BulkImage.load(entry: entry, on: connection) : []
+        let indexImages = stored.entry.kind == .bulk ? try IndexImage.load(entry: entry, on: connection) : []
 
         // Checks: the tables still fit the changeset (SQLite would skip a table that does not,
         // silently), and the rows of every image are as the entry left them.
@@ -255,6 +258,14 @@ public final class Journal {
                 ? "was deleted \(Self.since(entry, action))"
                 : "was changed \(Self.since(entry, action))\(detail(found.difference, columns: image.target.columns, entry: entry, action: action))"
             throw JournalError.conflict(action: action, entry: entry, table: image.target.table, fid: found.key, reason: reason)
+        }
+        // The declared entries of a spatial index must be as the entry left them: the index
+        // was set right (or wrong) by hand since otherwise, and writing it back would undo that.
+        for image in indexImages.reversed() {
+            guard let id = try image.firstDifference(from: action == .undo ? .after : .before, on: connection) else { continue }
+            throw JournalError.conflict(
+                action: action, entry: entry, table: image.table, fid: id,
+                reason: "has a spatial index entry (\(image.rtree)) that was changed \(Self.since(entry, action))")
         }
 
         // gpkg_contents holds each table's extent and last change, which other tools rewrite
@@ -279,6 +290,11 @@ public final class Journal {
         for image in images.reversed() {
             let source = action == .undo ? image.beforeTable : image.afterTable
             try restore(image, from: source)
+        }
+        // After the rows: their triggers set the entries of every row the changeset touched,
+        // and the image then puts the declared entries back exactly.
+        for image in indexImages.reversed() {
+            try image.restore(action == .undo ? .before : .after, on: connection)
         }
         for name in contentsToRefresh {
             guard let table = try? package.featureTable(name) else { continue }

@@ -12,8 +12,9 @@ public struct JournalEntry: Hashable, Sendable {
     public enum Kind: String, Sendable {
         /// A session changeset: every changed row with its values before and after.
         case ordinary
-        /// Before and after images of the declared columns in image tables (bulk moves), and a
-        /// changeset of whatever else the edit changed.
+        /// Before and after images of the declared columns, or of declared spatial index
+        /// entries, in image tables (bulk moves, index repairs), and a changeset of whatever
+        /// else the edit changed.
         case bulk
     }
 

@@ -17,6 +17,7 @@ public final class JournalRecorder {
     let session: Session
     let filter: JournalTableFilter
     private(set) var images: [BulkImage] = []
+    private(set) var indexImages: [IndexImage] = []
     /// The entry's id, once a bulk image has made the entry row exist.
     private(set) var entryID: Int64?
     private var isOpen = true
@@ -83,16 +84,49 @@ public final class JournalRecorder {
         filter.exclude(target.table)
     }
 
+    /// Declares that the body will set the entries of `ids` in the spatial index of `table`
+    /// other than through the table's R-tree triggers (for example by rebuilding an index that
+    /// was out of step with its table), and copies those entries as they are now: each id's
+    /// box, or that the index has no entry for it. At the end of the entry they are copied
+    /// again. Undo writes the entries as they were back into the index, after the changeset
+    /// has restored the rows (whose triggers set the entries of every row it touches); redo
+    /// writes the entries the edit left.
+    ///
+    /// Call it before the body changes anything in `table` or its index. Entries of ids not
+    /// declared are not recorded: the body must leave them as the triggers keep them.
+    ///
+    /// - Throws: `StoreError.unknownTable`; `JournalError.unsupportedBulkChange` when the table
+    ///   has no spatial index or its index was declared already in this entry.
+    /// - Complexity: one insert per id and one join with the index; the image takes about 100
+    ///   bytes per id on disk.
+    public func captureSpatialIndex(table name: String, ids: some Sequence<Int64>) throws {
+        precondition(isOpen, "JournalRecorder used outside the body of Journal.record")
+        let table = try package.featureTable(name)
+        guard table.hasSpatialIndex else {
+            throw JournalError.unsupportedBulkChange(table: table.name, reason: "it has no spatial index")
+        }
+        if indexImages.contains(where: { $0.table.lowercased() == table.name.lowercased() }) {
+            throw JournalError.unsupportedBulkChange(table: table.name, reason: "its spatial index was declared already in this edit")
+        }
+        let entry = try entryID ?? journal.beginBulkEntry()
+        entryID = entry
+        let image = try session.withoutRecording {
+            try IndexImage.capture(table, ids: ids, entry: entry, sequence: indexImages.count + 1, on: connection)
+        }
+        indexImages.append(image)
+    }
+
     /// Ends the recording: copies the after-images, checks the bulk rules, and returns what the
     /// entry holds; nil when the body changed nothing.
-    func finish() throws -> (changeset: Changeset, images: [BulkImage])? {
+    func finish() throws -> (changeset: Changeset, images: [BulkImage], indexImages: [IndexImage])? {
         isOpen = false
         let changeset = try session.changeset()
-        guard !changeset.isEmpty || !images.isEmpty else { return nil }
+        guard !changeset.isEmpty || !images.isEmpty || !indexImages.isEmpty else { return nil }
         try session.withoutRecording {
             for image in images { try image.captureAfter(on: connection) }
+            for image in indexImages { try image.copyIndex(into: .after, on: connection) }
         }
-        return (changeset, images)
+        return (changeset, images, indexImages)
     }
 
     /// Marks the recorder as used up (after the body, whether it returned or threw).

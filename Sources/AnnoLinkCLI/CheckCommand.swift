@@ -1,0 +1,280 @@
+import AnnoLinkChecks
+import AnnoLinkStore
+import Foundation
+
+/// `annolink check`: does every annotation still tell the truth about its feature; with
+/// `--fix`, repair what can be repaired as one journal entry.
+enum CheckCommand: Command {
+    static let name = "check"
+    static let summary = "report annotation out of step with its features (and repair it with --fix)"
+    static let help = """
+        usage: annolink check FILE.gpkg [--table TABLE] [--json] [--all] [--fix]
+                              [--position-tolerance PT] [--angle-tolerance DEG] [--footprint-tolerance PT]
+
+        Compares every annotation row with what its class's label expression and placement
+        rules give now, and every spatial index with its table, and reports each problem with
+        a stable code:
+          orphan            the annotation's origin feature is gone (or has no geometry)
+          missing           a feature its class selects has no annotation of that class
+          duplicate         more than one annotation for one feature and class (the best
+                            match is kept; the others are reported)
+          stale-text        the text differs from the expression's value now
+          stale-placement   anchor or angle differ from the placement rules beyond the
+                            tolerance, unless Override says a person placed it
+          wrong-class       the class's where clause no longer selects the feature
+          footprint         the footprint polygon does not match the text, font and placement
+          invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
+          index             a spatial index entry is missing, extra or has the wrong box
+          unknown-class     the annotation's class is not registered for its table
+        The file is read in one pass per table, in bounded memory; progress is shown on a
+        terminal. docs/checks.md says how each problem is found.
+
+        options:
+          --table TABLE              only this annotation table, or the annotation of this
+                                     origin table
+          --fix                      repair in one transaction, as one journal entry that
+                                     'annolink undo' reverts: regenerate stale text, placement
+                                     and footprints (keeping what Override marks), create
+                                     missing annotation, delete orphans and duplicates, move
+                                     annotation to the right class, rebuild broken spatial
+                                     indexes; invalid-geometry and unknown-class are left
+          --all                      list every problem (default: the first 20)
+          --json                     {"problems": [{"code", "annotationTable", "annotationFid",
+                                     "classID", "originTable", "originFid", "message"}],
+                                     "counts": {"<code>": n}}; with --fix also "repaired",
+                                     "left" (counts by code) and "journalEntry"
+          --position-tolerance PT    anchor distance allowed, in points at the reference
+                                     scale (default 1; at 1:1200 in US feet 1 pt = 1.39 ft)
+          --angle-tolerance DEG      angle difference allowed, in degrees (default 1)
+          --footprint-tolerance PT   footprint corner distance allowed, in points (default 1)
+
+        A file without annotation tables or classes has nothing to check: it says so and exits
+        0. A file with annotation tables but no annotation classes is an error (65).
+
+        exit status: 0 no problems (with --fix: none left), 1 problems found (with --fix: some
+        left), 64 bad usage, 65 not a GeoPackage, annotation tables without classes, unknown
+        --table, a class that does not compile, 66 no such file.
+
+        example:
+          annolink check loudoun.gpkg --table ParcelLinesAnno_1 --position-tolerance 2
+        """
+
+    /// Problems listed without `--all`.
+    static let listed = 20
+
+    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
+        let json = arguments.flag("--json")
+        let all = arguments.flag("--all")
+        let fix = arguments.flag("--fix")
+        let table = try arguments.option("--table")
+        func tolerance(_ name: String, _ what: String) throws -> Double? {
+            try arguments.option(name, as: what) { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
+        }
+        let tolerances = CheckTolerances(
+            position: try tolerance("--position-tolerance", "a number of points, 0 or more") ?? CheckTolerances.defaultPosition,
+            angle: try tolerance("--angle-tolerance", "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
+            footprint: try tolerance("--footprint-tolerance", "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
+        let path = try arguments.positional("FILE.gpkg")
+        try arguments.finish()
+
+        let package = try GeoPackage(path: path, readOnly: !fix)
+        let checker = ConsistencyChecker(package: package, tolerances: tolerances)
+        var listing = ProblemListing(json: json, all: all)
+        var progress: Progress?
+        func check(_ plan: inout RepairPlan?) throws -> CheckSummary {
+            let summary = try checker.check(table: table, progress: { done, total in
+                if progress == nil { progress = Progress("rows checked", total: total) }
+                progress?.update(done)
+            }, report: { problem in
+                try listing.add(problem)
+                plan?.add(problem)
+            })
+            if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
+            return summary
+        }
+        var summary: CheckSummary
+        var repair: RepairResult?
+        if fix {
+            // One write transaction from the check to the repair: nothing can change the file
+            // between what the check saw and what the repair changes.
+            (summary, repair) = try package.connection.write {
+                var plan: RepairPlan? = RepairPlan()
+                let summary = try check(&plan)
+                return (summary, try checker.repair(plan!, command: EditOutput.commandLine))
+            }
+        } else {
+            var none: RepairPlan?
+            summary = try check(&none)
+        }
+        for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }
+
+        if json {
+            var tail: [String: Any] = ["counts": counts(summary.counts)]
+            if let repair {
+                tail["repaired"] = counts(repair.repaired)
+                tail["left"] = counts(repair.left)
+                tail["journalEntry"] = repair.journalEntry ?? NSNull()
+            }
+            try listing.finishJSON(tail: tail)
+        } else {
+            try printReport(path: path, summary: summary, listing: &listing, repair: repair)
+        }
+        if let repair { return repair.left.isEmpty ? .success : .findings }
+        return summary.problemCount == 0 ? .success : .findings
+    }
+
+    static func counts(_ counts: [ProblemCode: Int]) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })
+    }
+
+    static func printReport(path: String, summary: CheckSummary, listing: inout ProblemListing, repair: RepairResult?) throws {
+        guard summary.hasAnnotation else {
+            Output.line("\(path) has no annotation tables or classes; nothing to check")
+            return
+        }
+        let tables = summary.annotationTables.count, classes = summary.classes
+        let scope = "\(summary.annotationRows) annotation rows in \(tables) table\(tables == 1 ? "" : "s"), \(classes) class\(classes == 1 ? "" : "es"), \(summary.originFeatures) origin features, \(summary.indexEntries) spatial index entries"
+        guard summary.problemCount > 0 else {
+            Output.line("\(path): no problems (\(scope))")
+            return
+        }
+        let problemTables = summary.countsByTable.keys.sorted()
+        Output.line("\(path): \(summary.problemCount) problem\(summary.problemCount == 1 ? "" : "s") in \(problemTables.count) table\(problemTables.count == 1 ? "" : "s") (\(scope))")
+        Output.line()
+        let codes = summary.counts.keys.sorted()
+        let width = max(5, problemTables.map(\.count).max() ?? 0)
+        func row(_ first: String, _ cells: [String]) -> String {
+            ([first.padding(toLength: width, withPad: " ", startingAt: 0)] + zip(codes, cells).map { code, cell in
+                String(repeating: " ", count: max(0, code.rawValue.count - cell.count)) + cell
+            }).joined(separator: "  ")
+        }
+        Output.line(row("table", codes.map(\.rawValue)))
+        for table in problemTables { Output.line(row(table, codes.map { String(summary.countsByTable[table]?[$0] ?? 0) })) }
+        Output.line(row("total", codes.map { String(summary.counts[$0] ?? 0) }))
+        Output.line()
+        let shown = listing.all ? summary.problemCount : min(listed, summary.problemCount)
+        Output.line(shown == summary.problemCount ? "problems:" : "problems (the first \(shown) of \(summary.problemCount); --all lists every one):")
+        try listing.printLines()
+        guard let repair else { return }
+        Output.line()
+        let repaired = repair.repaired.values.reduce(0, +)
+        if repaired > 0 {
+            var line = "repaired \(repaired) problem\(repaired == 1 ? "" : "s"): \(repair.updated) annotation rows updated, \(repair.deleted) deleted, \(repair.created) created"
+            if !repair.rebuiltIndexes.isEmpty { line += "; spatial index of \(repair.rebuiltIndexes.joined(separator: ", ")) rebuilt" }
+            if let entry = repair.journalEntry { line += " (journal entry \(entry); 'annolink undo' reverts it)" }
+            Output.line(line)
+        }
+        if !repair.left.isEmpty {
+            let left = repair.left.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+            Output.line("left: \(left) (no repair exists: fix the origin geometry or register the class)")
+        }
+    }
+}
+
+/// Where the problems go while the check streams: JSON lines to standard output as they
+/// come (buffered); for a person, the first few kept to print after the summary table, or with
+/// `--all` every one spooled to a temporary file, so that memory stays flat however many there
+/// are.
+struct ProblemListing {
+    let json: Bool
+    let all: Bool
+    private var count = 0
+    private var kept: [String] = []
+    private var spool: FileHandle?
+    private var spoolURL: URL?
+    /// Output not written yet: one write per 64 kB, not per problem.
+    private var buffer: [UInt8] = []
+
+    init(json: Bool, all: Bool) {
+        self.json = json
+        self.all = all
+    }
+
+    mutating func add(_ problem: Problem) throws {
+        count += 1
+        if json {
+            buffer.append(contentsOf: (count == 1 ? "{\"problems\": [\n" : ",\n").utf8)
+            buffer.append(contentsOf: Self.json(problem).utf8)
+            if buffer.count >= 1 << 16 { flush(to: FileHandle.standardOutput) }
+            return
+        }
+        let line = Self.text(problem)
+        if !all {
+            if kept.count < CheckCommand.listed { kept.append(line) }
+            return
+        }
+        if spool == nil {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-check-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+            spool = try FileHandle(forWritingTo: url)
+            spoolURL = url
+        }
+        buffer.append(contentsOf: (line + "\n").utf8)
+        if buffer.count >= 1 << 16, let spool { flush(to: spool) }
+    }
+
+    private mutating func flush(to handle: FileHandle) {
+        handle.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the JSON document: the problems array, then `tail`'s keys.
+    mutating func finishJSON(tail: [String: Any]) throws {
+        flush(to: FileHandle.standardOutput)
+        let data = try JSONSerialization.data(withJSONObject: tail, options: [.sortedKeys])
+        let object = String(decoding: data, as: UTF8.self)
+        Output.line((count == 0 ? "{\"problems\": [" : "\n") + "],\n" + object.dropFirst())
+    }
+
+    /// Prints the kept or spooled lines, and removes the spool.
+    mutating func printLines() throws {
+        for line in kept { Output.line(line) }
+        guard let spool, let url = spoolURL else { return }
+        flush(to: spool)
+        try spool.close()
+        self.spool = nil
+        defer { try? FileManager.default.removeItem(at: url) }
+        let reader = try FileHandle(forReadingFrom: url)
+        defer { try? reader.close() }
+        while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+            FileHandle.standardOutput.write(chunk)
+        }
+    }
+
+    /// One problem as a JSON object on one line, keys sorted. Written by hand: Foundation's
+    /// JSONSerialization costs some 50 µs per object, which a million problems would feel.
+    static func json(_ p: Problem) -> String {
+        func string(_ text: String?) -> String {
+            guard let text else { return "null" }
+            var result = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\r": result += "\\r"
+                case "\t": result += "\\t"
+                case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
+        func number(_ value: Int64?) -> String { value.map(String.init) ?? "null" }
+        return "{\"annotationFid\":\(number(p.annotationFid)),\"annotationTable\":\(string(p.annotationTable)),\"classID\":\(number(p.classID)),"
+            + "\"code\":\(string(p.code.rawValue)),\"message\":\(string(p.message)),\"originFid\":\(number(p.originFid)),\"originTable\":\(string(p.originTable))}"
+    }
+
+    static func text(_ p: Problem) -> String {
+        var subject: String
+        if let table = p.annotationTable, let fid = p.annotationFid {
+            subject = "\(table) fid \(fid)"
+        } else if let table = p.annotationTable {
+            subject = "\(table) class \(p.classID.map(String.init) ?? "?")"
+            if let origin = p.originTable, let fid = p.originFid { subject += " for \(origin) fid \(fid)" }
+        } else {
+            subject = "\(p.originTable ?? "?") fid \(p.originFid.map(String.init) ?? "?")"
+        }
+        return "  \(p.code.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(subject): \(p.message)"
+    }
+}

@@ -1,0 +1,252 @@
+import AnnoLinkAnnotation
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkStore
+import Foundation
+
+/// What a check looked at and what it found.
+public struct CheckSummary: Sendable {
+    /// The annotation tables checked, in registry order.
+    public var annotationTables: [String] = []
+    /// The origin tables of the classes checked.
+    public var originTables: [String] = []
+    /// The number of annotation classes checked.
+    public var classes = 0
+    /// Rows read: origin features, annotation rows, spatial index entries.
+    public var originFeatures = 0
+    public var annotationRows = 0
+    public var indexEntries = 0
+    /// Problems found, by code.
+    public var counts: [ProblemCode: Int] = [:]
+    /// Problems found, by table (`Problem.table`) and code.
+    public var countsByTable: [String: [ProblemCode: Int]] = [:]
+
+    /// Whether the file has annotation to check at all.
+    public var hasAnnotation: Bool { !annotationTables.isEmpty }
+    /// The number of problems found.
+    public var problemCount: Int { counts.values.reduce(0, +) }
+
+    mutating func count(_ problem: Problem) {
+        counts[problem.code, default: 0] += 1
+        countsByTable[problem.table, default: [:]][problem.code, default: 0] += 1
+    }
+}
+
+/// Compares the stored annotation of a GeoPackage with what its classes' label expressions and
+/// placement rules give now, and the spatial indexes with their tables (SPEC §6;
+/// docs/checks.md lists the problems and how each is found).
+///
+/// A check only reads. It streams: each origin table, each annotation table (joined to its
+/// origin) and each spatial index is read by one statement in key order, so memory holds one
+/// feature's annotation at a time, plus the ids of invalid origin features and the index
+/// problems of one table. Problems go to the caller as they are found; `repair(_:command:)`
+/// fixes what can be fixed, as one journal entry.
+///
+/// Not `Sendable`: one checker per GeoPackage and task.
+public final class ConsistencyChecker {
+    /// The GeoPackage checked.
+    public let package: GeoPackage
+    /// The annotation engine that computes the expected text, placement and footprints.
+    public let engine: AnnotationEngine
+    /// The tolerances of the placement and footprint comparisons.
+    public let tolerances: CheckTolerances
+    var connection: Connection { package.connection }
+
+    /// A checker for `package` with `tolerances`.
+    public init(package: GeoPackage, tolerances: CheckTolerances = CheckTolerances()) {
+        self.package = package
+        self.engine = AnnotationEngine(package: package)
+        self.tolerances = tolerances
+    }
+
+    /// The classes of one annotation table that label one origin table: the unit the
+    /// annotation pass reads with one statement.
+    struct Group {
+        let annotation: FeatureTable
+        let origin: FeatureTable
+        /// Ordered by class id; bit `i` of a selection mask stands for `classes[i]`.
+        let classes: [CompiledClass]
+        /// The index in `classes` of each class id.
+        let classIndex: [Int64: Int]
+
+        init(annotation: FeatureTable, origin: FeatureTable, classes: [CompiledClass]) {
+            self.annotation = annotation
+            self.origin = origin
+            self.classes = classes.sorted { $0.definition.classID < $1.definition.classID }
+            classIndex = Dictionary(uniqueKeysWithValues: self.classes.enumerated().map { ($0.element.definition.classID, $0.offset) })
+        }
+
+        var classIDs: String { classes.map { String($0.definition.classID) }.joined(separator: ", ") }
+        var allSelected: Int64 { (1 << Int64(classes.count)) - 1 }
+    }
+
+    /// What one check covers.
+    struct Plan {
+        var annotationTables: [FeatureTable] = []
+        var originTables: [FeatureTable] = []
+        var groups: [Group] = []
+        /// Every registered class id of each annotation table (lowercased name), in scope or not.
+        var registeredClasses: [String: Set<Int64>] = [:]
+    }
+
+    /// Checks the whole file, or with `table` one annotation table or the annotation of one
+    /// origin table, calling `report` with every problem as it is found and `progress` with
+    /// rows done and rows in all.
+    ///
+    /// A file without annotation tables and classes gives an empty summary
+    /// (`hasAnnotation` false).
+    ///
+    /// - Throws: `CheckError.noAnnotationClasses` when the file has annotation tables but no
+    ///   classes; `StoreError.unknownTable` or `CheckError.notAnnotated` for a `table` that is
+    ///   not an annotation or origin table; `AnnotationError` for a class whose expression or
+    ///   where clause does not compile, or whose expression fails on a feature; `SQLiteError`.
+    public func check(table: String? = nil, progress: (Int, Int) -> Void = { _, _ in }, report: (Problem) throws -> Void) throws -> CheckSummary {
+        var summary = CheckSummary()
+        try connection.read {
+            let plan = try makePlan(table: table)
+            summary.annotationTables = plan.annotationTables.map(\.name)
+            summary.originTables = plan.originTables.map(\.name)
+            summary.classes = plan.groups.reduce(0) { $0 + $1.classes.count }
+            guard !plan.annotationTables.isEmpty else { return }
+
+            let indexed = (plan.originTables + plan.annotationTables).filter(\.hasSpatialIndex)
+            var total = 0
+            for t in plan.originTables { total += try rowCount(t) }
+            for g in plan.groups { total += try rowCount(g.annotation, where: "AnnotationClassID IN (\(g.classIDs))") }
+            for t in indexed { total += try rowCount(t) }
+            var done = 0
+            func tick() {
+                done += 1
+                if done % 4096 == 0 { progress(done, total) }
+            }
+            func emit(_ problem: Problem) throws {
+                summary.count(problem)
+                try report(problem)
+            }
+
+            var invalid: [String: Set<Int64>] = [:]
+            for origin in plan.originTables {
+                let groups = plan.groups.filter { $0.origin.name == origin.name }
+                let found = try checkOrigin(origin, groups: groups, report: emit, tick: tick)
+                invalid[origin.name] = found.invalid
+                summary.originFeatures += found.features
+            }
+            for group in plan.groups {
+                summary.annotationRows += try checkAnnotation(group, invalid: invalid[group.origin.name] ?? [], report: emit, tick: tick)
+            }
+            for table in plan.annotationTables {
+                try checkClassesRegistered(table, registered: plan.registeredClasses[table.name.lowercased()] ?? [], report: emit)
+            }
+            for table in indexed {
+                summary.indexEntries += try checkIndex(table, isAnnotation: plan.annotationTables.contains(table), report: emit, tick: tick)
+            }
+            progress(done, total)
+        }
+        return summary
+    }
+
+    /// Works out the tables and classes a check covers.
+    func makePlan(table requested: String?) throws -> Plan {
+        var plan = Plan()
+        let definitions = try package.annotationClasses()
+        var annotationNames = try package.annotationTableNames()
+        for d in definitions where !annotationNames.contains(where: { $0.lowercased() == d.annotationTable.lowercased() }) {
+            annotationNames.append(d.annotationTable)
+        }
+        for d in definitions { plan.registeredClasses[d.annotationTable.lowercased(), default: []].insert(d.classID) }
+        let requestedTable = try requested.map { try package.featureTable($0) }
+        if annotationNames.isEmpty { return plan }
+        if definitions.isEmpty { throw CheckError.noAnnotationClasses(annotationTables: annotationNames) }
+
+        var scope: (String) -> Bool = { _ in true }
+        if let requestedTable {
+            let name = requestedTable.name.lowercased()
+            let isAnnotation = annotationNames.contains { $0.lowercased() == name }
+            guard isAnnotation || definitions.contains(where: { $0.originTable.lowercased() == name }) else {
+                throw CheckError.notAnnotated(table: requestedTable.name)
+            }
+            scope = { $0.lowercased() == name }
+        }
+        var origins: [String] = []
+        for d in definitions where !origins.contains(where: { $0.lowercased() == d.originTable.lowercased() }) {
+            origins.append(d.originTable)
+        }
+        for originName in origins {
+            let compiled = try engine.classes(labelling: originName)
+            let byTable = Dictionary(grouping: compiled) { $0.definition.annotationTable.lowercased() }
+            for (_, classes) in byTable.sorted(by: { $0.key < $1.key }) {
+                let d = classes[0].definition
+                guard scope(d.annotationTable) || scope(d.originTable) else { continue }
+                let group = Group(annotation: try package.featureTable(d.annotationTable), origin: try package.featureTable(d.originTable), classes: classes)
+                guard group.classes.count < 63 else {
+                    throw StoreError.invalidData("\(group.annotation.name) has \(group.classes.count) classes labelling \(group.origin.name); a check handles at most 62")
+                }
+                for c in group.classes { try validateWhereClause(c, origin: group.origin) }
+                plan.groups.append(group)
+                if !plan.originTables.contains(group.origin) { plan.originTables.append(group.origin) }
+            }
+        }
+        for name in annotationNames {
+            let table = try package.featureTable(name)
+            if scope(table.name) || plan.groups.contains(where: { $0.annotation == table }) { plan.annotationTables.append(table) }
+        }
+        return plan
+    }
+
+    /// Refuses a where clause that does not compile on its own origin table, or writes: the
+    /// check evaluates it inside larger statements, where a mistake would be harder to name.
+    func validateWhereClause(_ c: CompiledClass, origin: FeatureTable) throws {
+        guard let clause = Self.whereClause(c) else { return }
+        do {
+            let statement = try connection.prepareUncached("SELECT 1 FROM \(quoteIdentifier(origin.name)) WHERE (\(clause))")
+            guard statement.isReadOnly else {
+                throw AnnotationError.whereClause(annotationTable: c.definition.annotationTable, classID: c.definition.classID, message: "it must only read")
+            }
+        } catch let error as SQLiteError {
+            throw AnnotationError.whereClause(annotationTable: c.definition.annotationTable, classID: c.definition.classID, message: error.message)
+        }
+    }
+
+    /// The class's where clause, nil when it has none (or only blanks).
+    static func whereClause(_ c: CompiledClass) -> String? {
+        guard let clause = c.definition.whereClause, !clause.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return clause
+    }
+
+    /// An SQL expression on the origin table's columns (unqualified, as the where clauses are
+    /// written) whose bit `i` says whether `classes[i]` selects the row; nil when no class has
+    /// a where clause, so that every class selects every row.
+    static func selectionMask(_ classes: [CompiledClass]) -> String? {
+        guard classes.contains(where: { whereClause($0) != nil }) else { return nil }
+        return classes.enumerated().map { i, c in
+            let bit = Int64(1) << Int64(i)
+            return whereClause(c).map { "(CASE WHEN (\($0)) THEN \(bit) ELSE 0 END)" } ?? "\(bit)"
+        }.joined(separator: " + ")
+    }
+
+    /// The origin columns the classes' expressions read, as the table spells them.
+    static func fieldColumns(_ origin: FeatureTable, _ classes: [CompiledClass]) -> [Column] {
+        var result: [Column] = []
+        for c in classes {
+            for field in c.expression.referencedFields.sorted() {
+                if let column = origin.column(field), !result.contains(column) { result.append(column) }
+            }
+        }
+        return result
+    }
+
+    func rowCount(_ table: FeatureTable, where condition: String = "1") throws -> Int {
+        Int(try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(condition)") ?? 0)
+    }
+
+    /// Decodes a geometry blob, or says why it cannot be read.
+    static func decode(_ blob: UnsafeRawBufferPointer) -> Result<Geometry, Error> {
+        Result { try GeoPackageGeometry(blob: blob).geometry }
+    }
+
+    /// `value` with two decimals, for messages.
+    static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+}
+
+@available(*, unavailable)
+extension ConsistencyChecker: Sendable {}

@@ -1,0 +1,79 @@
+/// The kinds of problem `check` finds, with the stable codes scripts see (docs/checks.md).
+public enum ProblemCode: String, CaseIterable, Hashable, Sendable, Comparable {
+    /// An annotation whose origin feature is gone (or has no geometry left to label).
+    case orphan
+    /// A feature that a class selects has no annotation of that class.
+    case missing
+    /// More than one annotation of one class for one feature: every one but the best match.
+    case duplicate
+    /// The text differs from what the label expression gives now.
+    case staleText = "stale-text"
+    /// The anchor or angle differs from the placement rules beyond the tolerance, and
+    /// `Override` does not say a person placed it.
+    case stalePlacement = "stale-placement"
+    /// The class's where clause no longer selects the feature.
+    case wrongClass = "wrong-class"
+    /// The footprint polygon does not match the text, font and placement.
+    case footprint
+    /// The origin geometry is invalid (GEOS's reason), unreadable, or cannot be placed by its
+    /// class's rules.
+    case invalidGeometry = "invalid-geometry"
+    /// A spatial index entry is missing, extra, or has the wrong box.
+    case index
+    /// An annotation whose class is not registered for its table.
+    case unknownClass = "unknown-class"
+
+    /// Whether `check --fix` repairs this kind of problem.
+    public var isRepairable: Bool {
+        switch self {
+        case .invalidGeometry, .unknownClass: false
+        default: true
+        }
+    }
+
+    /// Codes order as declared, so that summaries list them in a fixed order.
+    public static func < (lhs: ProblemCode, rhs: ProblemCode) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// One problem `check` found: what, where, and why in the user's words.
+///
+/// Annotation problems name the annotation row (`annotationTable`, `annotationFid`) and, where
+/// known, its class and origin feature. Origin problems (`invalid-geometry`, and `missing`,
+/// which has no annotation row yet) name the origin feature. Spatial index problems name the
+/// row of the table whose index is wrong: an annotation table's in `annotationTable`, an
+/// origin table's in `originTable`.
+public struct Problem: Hashable, Sendable {
+    public var code: ProblemCode
+    public var annotationTable: String?
+    public var annotationFid: Int64?
+    /// The annotation class (`AnnotationClassID`) the problem concerns.
+    public var classID: Int64?
+    public var originTable: String?
+    public var originFid: Int64?
+    /// One line saying what is wrong, e.g. `text is '12 OAK'; the expression gives '12 ELM'`.
+    public var message: String
+    /// For `wrong-class`: the class the annotation belongs in now; nil when no class of its
+    /// table selects the feature, so that the annotation should go.
+    public var targetClassID: Int64?
+
+    /// A problem with the given fields.
+    public init(
+        code: ProblemCode, annotationTable: String? = nil, annotationFid: Int64? = nil, classID: Int64? = nil,
+        originTable: String? = nil, originFid: Int64? = nil, message: String, targetClassID: Int64? = nil
+    ) {
+        self.code = code
+        self.annotationTable = annotationTable
+        self.annotationFid = annotationFid
+        self.classID = classID
+        self.originTable = originTable
+        self.originFid = originFid
+        self.message = message
+        self.targetClassID = targetClassID
+    }
+
+    /// The table a summary counts the problem under: the annotation table when there is one,
+    /// else the origin table.
+    public var table: String { annotationTable ?? originTable ?? "" }
+}
