@@ -615,6 +615,7 @@ INSERT INTO parcel_lines_anno (geom, FeatureID, AnnotationClassID, TextString, F
      SELECT geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize, AnchorX, AnchorY, Angle
        FROM parcel_lines_anno WHERE FeatureID = 60;
 UPDATE rtree_parcel_lines_geom SET minx = minx - 1000 WHERE id = 70;
+UPDATE address_points_anno SET geom = AsGPB(ST_Translate(GeomFromGPB(geom), 0, 50, 0)) WHERE FeatureID = 80;
 COMMIT;
 """
     script = work / "plant.sql"
@@ -633,8 +634,9 @@ COMMIT;
     except (ValueError, KeyError):
         return f"annolink check --json gave no counts (exit {al.returncode}): {al.stderr.strip()[-200:]}"
     shutil.rmtree(work, ignore_errors=True)
-    same = "same" if al_counts == sql_counts else "DIFFERENT"
-    return f"planted 7 problems: annolink check found {al_counts}, the SQL check {sql_counts} ({same})"
+    same = "the same" if al_counts == sql_counts else "DIFFERENT"
+    al_counts, sql_counts = dict(sorted(al_counts.items())), dict(sorted(sql_counts.items()))
+    return f"planted 8 problems (one of each kind the SQL sees): annolink check found {al_counts}, the SQL check {sql_counts} ({same})"
 
 
 def main():
