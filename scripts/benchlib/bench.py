@@ -181,6 +181,7 @@ def make_dataset(ds, rebuild=False):
         raise SystemExit(f"error: {ds.name}: {lines} parcel lines, expected {ds.trim_lines}")
     make_raw(tmp, ds.raw)
     os.replace(tmp, ds.gpkg)
+    remove_db(tmp)                  # the -wal and -shm a read-only attach leaves behind
     ds.lines, ds.points = lines, points
     ds.stamp.write_text(json.dumps({"parcels": ds.parcels, "seed": SEED, "lines": lines, "points": points,
                                     "annolink": git_commit(), "made": now()}))

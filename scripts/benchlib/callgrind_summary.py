@@ -1,5 +1,8 @@
 """Summarize a callgrind profile: the functions with the largest inclusive and self costs,
-Swift symbols demangled, paths shortened. Usage: callgrind_summary.py callgrind.out [N]"""
+Swift symbols demangled, paths shortened.
+Usage: callgrind_summary.py callgrind.out [N]
+       callgrind_summary.py callgrind.out --callees TEXT   what each function whose demangled
+                                                           name contains TEXT calls, inclusive"""
 import re
 import subprocess
 import sys
@@ -36,8 +39,33 @@ def short(fn, obj):
     return func, where
 
 
+TREE = re.compile(r"^\s*([\d,]+) \(\s*([\d.]+)%\)\s+([<>*])\s+(.*?)(?: \((\d[\d,]*)x\))?(?: \[.*\])?$")
+
+
+def callees(path, text):
+    args = ["callgrind_annotate", "--threshold=100", "--inclusive=yes", "--tree=calling", path]
+    rows = []
+    for line in subprocess.run(args, capture_output=True, text=True, check=True).stdout.splitlines():
+        m = TREE.match(line)
+        if m:
+            rows.append((float(m.group(2)), m.group(3), m.group(4).rpartition(":")[2], m.group(5) or ""))
+    names = demangle([r[2] for r in rows])
+    current = None
+    for (pct, mark, _, calls), name in zip(rows, names):
+        if mark == "*":
+            current = name if text in name and "closure" not in name[:12] else None
+            if current:
+                print(f"\n  {pct:5.1f}%  {name[:120]}")
+        elif mark == ">" and current and pct >= 0.3:
+            count = f"  ({calls}×)" if calls else ""
+            print(f"    {pct:5.1f}%  > {re.sub(chr(92) + 's+', ' ', name)[:110]}{count}")
+
+
 def main():
     path = sys.argv[1]
+    if len(sys.argv) > 3 and sys.argv[2] == "--callees":
+        callees(path, sys.argv[3])
+        return
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 25
     for inclusive in (True, False):
         total, rows = annotate(path, inclusive)
