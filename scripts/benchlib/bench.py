@@ -480,7 +480,10 @@ def run_round(task, ds, variants, tools, rnd, work_root, edits, results):
                 continue
             entry["seconds"].append(seconds)
             entry["rss_kb"].append(rss)
-            verdict = v.check(ctx, i)
+            try:
+                verdict = v.check(ctx, i)
+            except Exception as e:             # a garbled output must fail its check, not the run
+                verdict = f"FAILED: {type(e).__name__}: {e}"
             if entry["verified"] is None or entry["verified"].startswith("OK"):
                 entry["verified"] = verdict          # the first failure stays
     for v in order:
