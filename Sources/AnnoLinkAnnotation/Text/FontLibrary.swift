@@ -1,3 +1,4 @@
+import Foundation
 import CFreeType
 
 /// Owns one FreeType library (`FT_Init_FreeType` … `FT_Done_FreeType`) and finds fonts for it
@@ -87,6 +88,10 @@ public final class FontLibrary {
     ///
     /// - Throws: `FontError` when fontconfig fails, or when a font found cannot be opened.
     public func textMetrics(family: String, bold: Bool = false, italic: Bool = false) throws -> TextMetrics {
+        if !bold, !italic, let face = namedFontFile(family: family) {
+            let location = FontLocation(family: face.familyName, style: face.styleName, path: face.path, faceIndex: 0)
+            return TextMetrics(requestedFamily: family, face: face, location: location, isFallback: false)
+        }
         if let location = try locate(family: family, bold: bold, italic: italic) {
             let face = try openFace(path: location.path, faceIndex: location.faceIndex)
             return TextMetrics(requestedFamily: family, face: face, location: location, isFallback: false)
@@ -96,6 +101,27 @@ public final class FontLibrary {
             return TextMetrics(requestedFamily: family, face: face, location: location, isFallback: true)
         }
         return TextMetrics(fixedRatioModelFor: family)
+    }
+
+    /// The regular face of `family` when a search-path folder holds it under the family's own
+    /// name (`tahoma.ttf` for Tahoma, spaces left out, at the folder's top level) and the file
+    /// says it is that family in a regular style; nil otherwise.
+    ///
+    /// Tried before fontconfig because loading fontconfig's configuration (parsing its XML,
+    /// scanning font folders) was a third of the instructions of a whole `annolink set`
+    /// (callgrind, docs/benchmarks.md), and Tahoma from `fonts-wine` is found this way.
+    func namedFontFile(family: String) -> FontFace? {
+        let base = family.lowercased().filter { $0 != " " }
+        guard !base.isEmpty, !base.contains("/") else { return nil }
+        for folder in searchPath.folders {
+            for suffix in ["ttf", "otf"] {
+                let path = "\(folder)/\(base).\(suffix)"
+                guard FileManager.default.fileExists(atPath: path), let face = try? openFace(path: path) else { continue }
+                let sameFamily = face.familyName.lowercased().filter { $0 != " " } == base
+                if sameFamily, ["regular", "book", "normal", "roman"].contains(face.styleName.lowercased()) { return face }
+            }
+        }
+        return nil
     }
 
     private func fontconfigConfiguration() throws -> FontconfigConfiguration {
