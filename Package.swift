@@ -13,7 +13,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
-        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        // PROJ is loaded on first use (dlopen), not at start-up: see Sources/CPROJ/include/CPROJ.h.
+        .target(name: "CPROJ", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.

@@ -31,7 +31,8 @@ public final class CoordinateTransformer {
 
     /// PROJ's version, e.g. `9.1.1`. Wraps `proj_info`.
     public static var projVersion: String {
-        proj_info().version.map { String(cString: $0) } ?? "unknown"
+        guard annolink_proj_load() == 0 else { return "not loadable" }
+        return proj_info().version.map { String(cString: $0) } ?? "unknown"
     }
 
     /// The number of transformations made and cached so far.

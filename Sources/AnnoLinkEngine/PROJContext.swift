@@ -15,6 +15,12 @@ final class PROJContext {
     /// Makes a context logging into this object.
     /// - Throws: `PROJError` when PROJ cannot make a context.
     init(handleCounter: HandleCounter?) throws {
+        // PROJ is loaded on first use (Sources/CPROJ): a missing library is a typed error here,
+        // before any PROJ function is called.
+        guard annolink_proj_load() == 0 else {
+            let reason = annolink_proj_load_error().map { String(cString: $0) } ?? "cannot load PROJ"
+            throw PROJError(function: "dlopen", code: 0, codeDescription: nil, messages: [reason])
+        }
         guard let raw = proj_context_create() else {
             throw PROJError(function: "proj_context_create", code: 0, codeDescription: nil, messages: [])
         }
