@@ -12,8 +12,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
-        // PROJ is loaded on first use (dlopen), not at start-up: see Sources/CPROJ/include/CPROJ.h.
+        // GEOS and PROJ are loaded on first use (dlopen), not at start-up: see the headers in
+        // Sources/CGEOS/include and Sources/CPROJ/include.
+        .target(name: "CGEOS", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CPROJ", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
 

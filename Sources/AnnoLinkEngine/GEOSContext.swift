@@ -19,6 +19,12 @@ public final class GEOSContext {
     /// - Throws: `GEOSError` when GEOS cannot make a context.
     /// Wraps `GEOS_init_r` and `GEOSContext_setErrorMessageHandler_r`.
     public init(handleCounter: HandleCounter? = nil) throws {
+        // GEOS is loaded on first use (Sources/CGEOS): a missing library is a typed error here,
+        // before any GEOS function is called.
+        guard annolink_geos_load() == 0 else {
+            let reason = annolink_geos_load_error().map { String(cString: $0) } ?? "cannot load GEOS"
+            throw GEOSError(function: "dlopen", messages: [reason])
+        }
         guard let handle = GEOS_init_r() else {
             throw GEOSError(function: "GEOS_init_r", messages: [])
         }
@@ -47,7 +53,7 @@ public final class GEOSContext {
 
     /// GEOS's version string, e.g. `3.11.1-CAPI-1.17.1`. Wraps `GEOSversion`.
     public static var version: String {
-        String(cString: GEOSversion())
+        annolink_geos_load() == 0 ? String(cString: GEOSversion()) : "not loadable"
     }
 
     // MARK: Calling GEOS with its failure conventions
