@@ -123,12 +123,10 @@ extension EditService {
                 throw EditError.invalidSelection("the where clause does not compile: \(error.message)")
             }
             guard statement.isReadOnly else { throw EditError.invalidSelection("the where clause must only read") }
-            let insert = try connection.prepare("INSERT INTO temp.annolink_selection (fid) VALUES (?)")
-            while try statement.step() {
-                insert.reset()
-                try insert.bind(statement.int64(0), at: 1)
-                while try insert.step() {}
-            }
+            // Checked as a SELECT of its own above; copied in one statement rather than a row at
+            // a time (the copy was a tenth of a million-row move's instructions).
+            let copy = try connection.prepareUncached("INSERT INTO temp.annolink_selection (fid) \(sql)")
+            while try copy.step() {}
         }
     }
 
