@@ -63,19 +63,23 @@ extension EditService {
 
         let summary = "translate \(result.features) features of \(table.name) by \(dx), \(dy)"
         try journal().record(command: command, summary: summary) { recorder in
-            let selected = "fid IN (SELECT fid FROM temp.annolink_selection)"
-            try recorder.captureImages(table: table.name, columns: [table.geometryColumn], rowsWhere: selected)
+            // The journal keeps the vector and the rows' keys, and copies only rows whose change
+            // is not exactly the move (a translation is undone by moving back).
+            let selected = "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)"
+            var moves = [table.name.lowercased(): try recorder.captureMove(
+                table: table.name, columns: [.geometry(table.geometryColumn)], rowsWhere: selected, dx: dx, dy: dy)]
             for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
-                try recorder.captureImages(
-                    table: annotationTable, columns: ["geom", "TextString", "AnchorX", "AnchorY", "Angle", "Status"],
-                    rowsWhere: "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))")
+                moves[annotationTable.lowercased()] = try recorder.captureMove(
+                    table: annotationTable, columns: GeoPackage.annotationPlacementColumns,
+                    rowsWhere: "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))",
+                    dx: dx, dy: dy)
             }
             let tables = [table.name] + annotationTables.keys.sorted()
             let rebuild = result.features >= Self.spatialIndexRebuildThreshold
             // Only the declared tables are written in the loop, so the session can rest.
             try recorder.withoutRecording {
                 try withSpatialIndexes(suspended: rebuild ? tables : []) {
-                    try moveSelected(table, dx: dx, dy: dy, classes: classes, total: result.features, progress: progress)
+                    try moveSelected(table, dx: dx, dy: dy, classes: classes, moves: moves, total: result.features, progress: progress)
                 }
             }
             for name in tables { try package.refreshContents(of: package.featureTable(name)) }
@@ -140,7 +144,10 @@ extension EditService {
 
     /// Moves the selected features one by one, then regenerates their annotation rows, each
     /// table in one streaming pass (one joined statement, not a query per feature).
-    func moveSelected(_ table: FeatureTable, dx: Double, dy: Double, classes: [CompiledClass], total: Int, progress: (Int, Int) -> Void) throws {
+    /// Every row written is reported to its table's journal move in `moves` (keyed by the
+    /// lowercased table name).
+    func moveSelected(_ table: FeatureTable, dx: Double, dy: Double, classes: [CompiledClass], moves: [String: JournalMove], total: Int, progress: (Int, Int) -> Void) throws {
+        guard let move = moves[table.name.lowercased()] else { preconditionFailure("\(table.name) was not declared to the journal") }
         let connection = package.connection
         let g = quoteIdentifier(table.geometryColumn), pk = quoteIdentifier(table.primaryKey)
         let read = try connection.prepareUncached("""
@@ -151,7 +158,8 @@ extension EditService {
         while try read.step() {
             let fid = read.int64(0)
             guard !read.isNull(1) else { continue }
-            var blob = read.blob(1) ?? []
+            let before = read.blob(1) ?? []
+            var blob = before
             do {
                 try GeoPackageGeometry.translate(blob: &blob, dx: dx, dy: dy)
             } catch {
@@ -161,20 +169,28 @@ extension EditService {
             try write.bind(.blob(blob), at: 1)
             try write.bind(fid, at: 2)
             while try write.step() {}
+            try move.changed(key: fid, before: [.blob(before)], after: [.blob(blob)])
             done += 1
             if done % 4096 == 0 { progress(done / 2, total) }
         }
         for (name, tableClasses) in Dictionary(grouping: classes, by: { $0.definition.annotationTable }).sorted(by: { $0.key < $1.key }) {
-            try regenerateMoved(table, annotationTable: try package.featureTable(name), classes: tableClasses, dx: dx, dy: dy) {
+            guard let annotationMove = moves[name.lowercased()] else { preconditionFailure("\(name) was not declared to the journal") }
+            try regenerateMoved(table, annotationTable: try package.featureTable(name), classes: tableClasses, move: annotationMove, dx: dx, dy: dy) {
                 progress((total + $0) / 2, total)
             }
         }
         progress(total, total)
     }
 
+    /// Where the columns of `GeoPackage.annotationPlacementColumns` are among
+    /// `GeoPackage.annotationColumnNames`.
+    static let placementColumnIndices = GeoPackage.annotationPlacementColumns.map { column in
+        GeoPackage.annotationColumnNames.firstIndex(of: column.name)!
+    }
+
     /// Regenerates the annotation rows in `annotationTable` of the moved features, streaming
     /// them joined with their (moved) origin features.
-    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], dx: Double, dy: Double, progress: (Int) -> Void) throws {
+    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], move: JournalMove, dx: Double, dy: Double, progress: (Int) -> Void) throws {
         // Only the fields the label expressions read are loaded.
         var fields: [String] = []
         for c in classes {
@@ -195,6 +211,7 @@ extension EditService {
         var done = 0
         while try read.step() {
             var row = try package.annotationRow(from: read, table: annotationTable, withFootprint: false)
+            let before = Self.placementColumnIndices.map { read.value($0) }
             guard let fid = row.featureID, let compiled = classes.first(where: { $0.definition.classID == row.classID }) else { continue }
             guard !read.isNull(geometryColumn) else { continue }
             let moved = try read.withBlob(geometryColumn) { blob in
@@ -209,7 +226,8 @@ extension EditService {
             for (i, field) in fields.enumerated() { attributes[field] = read.value(geometryColumn + 1 + i) }
             let feature = Feature(fid: fid, geometry: moved, attributes: attributes)
             row = try annotation.regenerated(row, for: feature, previousGeometry: moved.translated(dx: -dx, dy: -dy), compiled)
-            try package.updateAnnotationPlacement(row, in: annotationTable)
+            let written = try package.updateAnnotationPlacement(row, in: annotationTable)
+            try move.changed(key: row.fid!, before: before, after: written)
             done += 1
             if done % 4096 == 0 { progress(done) }
         }

@@ -206,20 +206,27 @@ extension GeoPackage {
         while try s.step() {}
     }
 
+    /// The columns `updateAnnotationPlacement` writes, in the order of its values, with what
+    /// each does when the annotation moves with its feature (for `JournalRecorder.captureMove`).
+    public static let annotationPlacementColumns: [MovedColumn] = [
+        .geometry("geom"), .kept("TextString"), .x("AnchorX"), .y("AnchorY"), .kept("Angle"), .kept("Status"),
+    ]
+
     /// Writes what regeneration changes of `row` — footprint, text, anchor, angle and status —
     /// back to `table`: the columns a bulk move declares to the journal, and none of the indexed
-    /// ones, so the `FeatureID` index is left alone.
-    public func updateAnnotationPlacement(_ row: AnnotationRow, in table: FeatureTable) throws {
+    /// ones, so the `FeatureID` index is left alone. Returns the values written, in the order
+    /// of `annotationPlacementColumns`.
+    @discardableResult
+    public func updateAnnotationPlacement(_ row: AnnotationRow, in table: FeatureTable) throws -> [SQLValue] {
         guard let fid = row.fid else { preconditionFailure("updateAnnotationPlacement needs a row with a fid") }
         let s = try annotationStatement(.updatePlacement, table)
-        try s.bind(row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, at: 1)
-        try s.bind(.text(row.text), at: 2)
-        try s.bind(row.anchor.map { .real($0.x) } ?? .null, at: 3)
-        try s.bind(row.anchor.map { .real($0.y) } ?? .null, at: 4)
-        try s.bind(row.angle, at: 5)
-        try s.bind(Int64(row.status), at: 6)
-        try s.bind(fid, at: 7)
+        let values: [SQLValue] = [
+            row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, .text(row.text),
+            row.anchor.map { .real($0.x) } ?? .null, row.anchor.map { .real($0.y) } ?? .null, .real(row.angle), .integer(Int64(row.status)),
+        ]
+        try s.bind(values + [.integer(fid)])
         while try s.step() {}
+        return values
     }
 
     /// Deletes annotation row `fid` of `table`.

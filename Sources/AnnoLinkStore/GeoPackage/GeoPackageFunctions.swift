@@ -2,7 +2,9 @@ import AnnoLinkGeometry
 import CSQLite
 
 /// The SQL functions the GeoPackage R-tree triggers call: `ST_IsEmpty`, `ST_MinX`, `ST_MaxX`,
-/// `ST_MinY`, `ST_MaxY`, each taking a GeoPackage geometry blob.
+/// `ST_MinY`, `ST_MaxY`, each taking a GeoPackage geometry blob; and `annolink_translate(blob,
+/// dx, dy)`, the blob moved by (dx, dy) in its CRS units (envelope too), which undo and redo
+/// of a bulk move use.
 ///
 /// They read the blob header only (its envelope), decoding the WKB just when the header has no
 /// envelope, because the triggers call them for every written row. NULL gives NULL; a blob that
@@ -37,6 +39,32 @@ enum GeoPackageFunctions {
                     GeoPackageFunctions.evaluate(function, context: context, argument: arguments[0])
                 }, nil, nil, nil)
             guard rc == SQLITE_OK else { throw connection.lastError(sql: function.sqlName, code: rc) }
+        }
+        let rc = sqlite3_create_function_v2(
+            connection.handle, "annolink_translate", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                GeoPackageFunctions.translate(context: context, blob: arguments[0], dx: arguments[1], dy: arguments[2])
+            }, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw connection.lastError(sql: "annolink_translate", code: rc) }
+    }
+
+    private static func translate(context: OpaquePointer, blob argument: OpaquePointer?, dx: OpaquePointer?, dy: OpaquePointer?) {
+        guard sqlite3_value_type(argument) == SQLITE_BLOB else {
+            sqlite3_result_null(context)
+            return
+        }
+        let count = Int(sqlite3_value_bytes(argument))
+        guard let source = sqlite3_value_blob(argument), count > 0 else {
+            sqlite3_result_error(context, "annolink_translate: an empty blob is not a GeoPackage geometry", -1)
+            return
+        }
+        var blob = [UInt8](UnsafeRawBufferPointer(start: source, count: count))
+        do {
+            try GeoPackageGeometry.translate(blob: &blob, dx: sqlite3_value_double(dx), dy: sqlite3_value_double(dy))
+            blob.withUnsafeBytes { sqlite3_result_blob64(context, $0.baseAddress, UInt64($0.count), annolink_sqlite_transient()) }
+        } catch {
+            sqlite3_result_error(context, "annolink_translate: \(error)", -1)
         }
     }
 

@@ -66,11 +66,7 @@ struct BulkImage {
     /// Copies the declared rows into a new before-image table and records the image in
     /// `annolink_journal_images`.
     static func capture(_ target: Target, entry: Int64, sequence: Int, rowsWhere condition: String, bindings: [SQLValue], on connection: Connection) throws -> BulkImage {
-        var image = BulkImage(
-            target: target, entry: entry, sequence: sequence,
-            beforeTable: JournalSchema.imageTable(entry: entry, sequence: sequence, phase: "before"),
-            afterTable: JournalSchema.imageTable(entry: entry, sequence: sequence, phase: "after"), rowCount: 0)
-        try image.createImageTable(image.beforeTable, on: connection)
+        var image = try begin(target, entry: entry, sequence: sequence, on: connection)
         let copy = try connection.prepareUncached("""
             INSERT INTO \(quoteIdentifier(image.beforeTable)) SELECT \(image.quotedKey), \(image.columnList) FROM \(image.quotedTable)
             WHERE (\(condition)) ORDER BY \(image.quotedKey)
@@ -78,11 +74,22 @@ struct BulkImage {
         try copy.bind(bindings)
         while try copy.step() {}
         image.rowCount = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(image.beforeTable))").map(Int.init) ?? 0
-        (image.tableRowCount, image.highestKey) = try image.tableShape(on: connection)
         try connection.run("""
             INSERT INTO annolink_journal_images (entry_id, sequence, table_name, before_table, after_table, row_count)
             VALUES (?, ?, ?, ?, ?, ?)
             """, [.integer(entry), .integer(Int64(sequence)), .text(target.table), .text(image.beforeTable), .text(image.afterTable), .integer(Int64(image.rowCount))])
+        return image
+    }
+
+    /// An image with an empty before-image table, for rows to be added one by one (the
+    /// exceptions of a `MoveImage`); not listed in `annolink_journal_images`.
+    static func begin(_ target: Target, entry: Int64, sequence: Int, on connection: Connection) throws -> BulkImage {
+        var image = BulkImage(
+            target: target, entry: entry, sequence: sequence,
+            beforeTable: JournalSchema.imageTable(entry: entry, sequence: sequence, phase: "before"),
+            afterTable: JournalSchema.imageTable(entry: entry, sequence: sequence, phase: "after"), rowCount: 0)
+        try image.createImageTable(image.beforeTable, on: connection)
+        (image.tableRowCount, image.highestKey) = try image.tableShape(on: connection)
         return image
     }
 

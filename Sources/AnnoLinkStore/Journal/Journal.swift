@@ -59,7 +59,7 @@ public final class Journal {
             }
             let result = try body(recorder)
             if let recorded = try recorder.finish() {
-                try write(recorded.changeset, images: recorded.images, indexImages: recorded.indexImages, entry: recorder.entryID,
+                try write(recorded.changeset, images: recorded.images, moves: recorded.moves, indexImages: recorded.indexImages, entry: recorder.entryID,
                           command: command, summary: summary)
             }
             return result
@@ -90,11 +90,12 @@ public final class Journal {
         return connection.lastInsertRowID
     }
 
-    private func write(_ changeset: Changeset, images: [BulkImage], indexImages: [IndexImage], entry: Int64?, command: String, summary: String) throws {
+    private func write(_ changeset: Changeset, images: [BulkImage], moves: [MoveImage], indexImages: [IndexImage], entry: Int64?, command: String, summary: String) throws {
         let changed = try changeset.tables()
-        var tables: [String] = images.map(\.target.table)
+        var tables: [String] = (images.map { ($0.sequence, $0.target.table) } + moves.map { ($0.sequence, $0.table) }).sorted { $0.0 < $1.0 }.map(\.1)
         for table in changed.map(\.name) + indexImages.map(\.rtree) where !tables.contains(table) { tables.append(table) }
-        let rowCount = changed.reduce(0) { $0 + $1.changes } + images.reduce(0) { $0 + $1.rowCount } + indexImages.reduce(0) { $0 + $1.rowCount }
+        let rowCount = changed.reduce(0) { $0 + $1.changes } + images.reduce(0) { $0 + $1.rowCount } + moves.reduce(0) { $0 + $1.rowCount }
+            + indexImages.reduce(0) { $0 + $1.rowCount }
         let values: [SQLValue] = [
             .text(command), .text(summary), .integer(Int64(rowCount)), .text(tables.joined(separator: "\n")),
             changeset.isEmpty ? .null : .blob(changeset.bytes),
@@ -121,7 +122,15 @@ public final class Journal {
             SELECT before_table, after_table FROM annolink_journal_images
             WHERE entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone')
             """)
-        for image in images {
+        var imageTables = images
+        if try JournalSchema.hasMoves(on: connection) {
+            imageTables += try connection.rows("""
+                SELECT exceptions_before, exceptions_after FROM annolink_journal_moves
+                WHERE entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone')
+                """)
+            try connection.execute("DELETE FROM annolink_journal_moves WHERE entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone')")
+        }
+        for image in imageTables {
             guard let before = image[0].textValue, let after = image[1].textValue else { continue }
             try BulkImage.drop(before: before, after: after, on: connection)
         }
@@ -246,18 +255,28 @@ public final class Journal {
             throw JournalError.corrupt(entry: entry, reason: "its changeset cannot be read (\(error))")
         }
         let images = stored.entry.kind == .bulk ? try BulkImage.load(entry: entry, on: connection) : []
+        let moves = stored.entry.kind == .bulk ? try MoveImage.load(entry: entry, on: connection) : []
         let indexImages = stored.entry.kind == .bulk ? try IndexImage.load(entry: entry, on: connection) : []
 
         // Checks: the tables still fit the changeset (SQLite would skip a table that does not,
         // silently), and the rows of every image are as the entry left them.
         for table in tables { try checkShape(of: table, entry: entry, action: action) }
-        for image in images.reversed() {
+        for image in images.reversed() + moves.reversed().map(\.exceptions) {
             let expected = action == .undo ? image.afterTable : image.beforeTable
             guard let found = try image.firstDifference(from: expected, on: connection) else { continue }
             let reason = found.deleted
                 ? "was deleted \(Self.since(entry, action))"
                 : "was changed \(Self.since(entry, action))\(detail(found.difference, columns: image.target.columns, entry: entry, action: action))"
             throw JournalError.conflict(action: action, entry: entry, table: image.target.table, fid: found.key, reason: reason)
+        }
+        for move in moves.reversed() {
+            guard let block = try move.firstDifferentBlock(from: action == .undo ? move.afterDigests : move.beforeDigests, on: connection) else { continue }
+            if block.deleted {
+                throw JournalError.conflict(action: action, entry: entry, table: move.table, fid: block.first, reason: "was deleted \(Self.since(entry, action))")
+            }
+            throw JournalError.conflict(
+                action: action, entry: entry, table: move.table, fid: nil,
+                reason: "has a row among fids \(block.first)–\(block.last) that was changed \(Self.since(entry, action))")
         }
         // The declared entries of a spatial index must be as the entry left them: the index
         // was set right (or wrong) by hand since otherwise, and writing it back would undo that.
@@ -289,7 +308,19 @@ public final class Journal {
 
         for image in images.reversed() {
             let source = action == .undo ? image.beforeTable : image.afterTable
-            try restore(image, from: source)
+            try writingRows(of: image.target.table, count: image.rowCount, columns: image.target.columns) {
+                _ = try image.restore(from: source, on: connection)
+            }
+        }
+        for move in moves.reversed() {
+            try writingRows(of: move.table, count: move.rowCount, columns: move.columns.map(\.name)) {
+                try move.move(action == .undo ? -1 : 1, on: connection)
+                try move.exceptions.restore(from: action == .undo ? move.exceptions.beforeTable : move.exceptions.afterTable, on: connection)
+            }
+            // Moving back must give exactly the rows as they were: refused (and rolled back) otherwise.
+            if try move.firstDifferentBlock(from: action == .undo ? move.beforeDigests : move.afterDigests, on: connection) != nil {
+                throw JournalError.corrupt(entry: entry, reason: "moving \(move.table) \(action == .undo ? "back" : "again") would not give its rows exactly as they were")
+            }
         }
         // After the rows: their triggers set the entries of every row the changeset touched,
         // and the image then puts the declared entries back exactly.
@@ -302,21 +333,21 @@ public final class Journal {
         }
     }
 
-    /// Writes an image back, with the table's R-tree triggers suspended and the index rebuilt in
-    /// one pass when the image holds the geometry column and at least a sixteenth of the
-    /// table's rows: on a million lines a row costs about 16 µs through the triggers and the
-    /// rebuild about 1 µs per row of the table (docs/journal.md).
-    private func restore(_ image: BulkImage, from source: String) throws {
-        let table = try? package.featureTable(image.target.table)
-        if let table, table.hasSpatialIndex,
-           image.target.columns.contains(where: { $0.lowercased() == table.geometryColumn.lowercased() }) {
+    /// Runs `body`, which writes `count` rows of `table` back, with the table's R-tree triggers
+    /// suspended and the index rebuilt in one pass when `columns` hold the geometry column and
+    /// `count` is at least a sixteenth of the table's rows: on a million lines a row costs about
+    /// 16 µs through the triggers and the rebuild about 1 µs per row of the table
+    /// (docs/journal.md).
+    private func writingRows(of name: String, count: Int, columns: [String], _ body: () throws -> Void) throws {
+        let table = try? package.featureTable(name)
+        if let table, table.hasSpatialIndex, columns.contains(where: { $0.lowercased() == table.geometryColumn.lowercased() }) {
             let rows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
-            if Int64(image.rowCount) * 16 >= rows {
-                try package.withSpatialIndexSuspended(table: table.name) { _ = try image.restore(from: source, on: connection) }
+            if Int64(count) * 16 >= rows {
+                try package.withSpatialIndexSuspended(table: table.name, body)
                 return
             }
         }
-        try image.restore(from: source, on: connection)
+        try body()
     }
 
     /// Refuses when a table of the changeset is gone or no longer has the columns and primary

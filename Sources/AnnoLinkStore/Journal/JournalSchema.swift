@@ -35,6 +35,40 @@ enum JournalSchema {
           PRIMARY KEY (entry_id, sequence))
         """
 
+    static let movesTable = "annolink_journal_moves"
+
+    /// The move images of bulk entries (`MoveImage`): one row per table whose rows an entry
+    /// moved by a vector. Made with the journal, or by the first move of a journal made before.
+    static let moves = """
+        CREATE TABLE annolink_journal_moves (
+          entry_id INTEGER NOT NULL,
+          sequence INTEGER NOT NULL,
+          table_name TEXT NOT NULL,
+          columns TEXT NOT NULL,
+          dx REAL NOT NULL,
+          dy REAL NOT NULL,
+          row_count INTEGER NOT NULL,
+          keys BLOB NOT NULL,
+          before_digests BLOB NOT NULL,
+          after_digests BLOB NOT NULL,
+          exceptions_before TEXT NOT NULL,
+          exceptions_after TEXT NOT NULL,
+          exception_count INTEGER NOT NULL,
+          PRIMARY KEY (entry_id, sequence))
+        """
+
+    /// Whether `annolink_journal_moves` exists.
+    static func hasMoves(on connection: Connection) throws -> Bool {
+        try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(movesTable)]) == 1
+    }
+
+    /// Creates `annolink_journal_moves` when it is missing.
+    static func createMoves(on connection: Connection) throws {
+        guard try !hasMoves(on: connection) else { return }
+        try connection.execute(moves)
+        try register(movesTable, on: connection)
+    }
+
     /// The name of an image table of entry `entry`: `annolink_journal_<entry>_<sequence>_before`
     /// or `_after`.
     static func imageTable(entry: Int64, sequence: Int, phase: String) -> String {
@@ -50,7 +84,8 @@ enum JournalSchema {
     static func create(on connection: Connection) throws {
         try connection.execute(entries)
         try connection.execute(images)
-        for name in [table, imagesTable] { try register(name, on: connection) }
+        try connection.execute(moves)
+        for name in [table, imagesTable, movesTable] { try register(name, on: connection) }
     }
 
     /// Adds `name` to `gpkg_extensions` as a table of annolink's extension.
