@@ -65,21 +65,26 @@ extension EditService {
         try journal().record(command: command, summary: summary) { recorder in
             // The journal keeps the vector and the rows' keys, and copies only rows whose change
             // is not exactly the move (a translation is undone by moving back).
-            let selected = "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)"
-            var moves = [table.name.lowercased(): try recorder.captureMove(
-                table: table.name, columns: [.geometry(table.geometryColumn)], rowsWhere: selected, dx: dx, dy: dy)]
-            for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
-                moves[annotationTable.lowercased()] = try recorder.captureMove(
-                    table: annotationTable, columns: GeoPackage.annotationPlacementColumns,
-                    rowsWhere: "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))",
-                    dx: dx, dy: dy)
-            }
             let tables = [table.name] + annotationTables.keys.sorted()
             let rebuild = result.features >= Self.spatialIndexRebuildThreshold
-            // Only the declared tables are written in the loop, so the session can rest.
+            // Only the declared tables are written, so the session can rest.
             try recorder.withoutRecording {
                 try withSpatialIndexes(suspended: rebuild ? tables : []) {
-                    try moveSelected(table, dx: dx, dy: dy, classes: classes, moves: moves, total: result.features, progress: progress)
+                    // The features only move: one UPDATE per run of fids, made by the journal.
+                    try recorder.translate(
+                        table: table.name, columns: [.geometry(table.geometryColumn)],
+                        rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)", dx: dx, dy: dy)
+                    progress(result.features / 2, result.features)
+                    for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
+                        let move = try recorder.captureMove(
+                            table: annotationTable, columns: GeoPackage.annotationPlacementColumns,
+                            rowsWhere: "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))",
+                            dx: dx, dy: dy)
+                        try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses, move: move, dx: dx, dy: dy) {
+                            progress((result.features + $0) / 2, result.features)
+                        }
+                    }
+                    progress(result.features, result.features)
                 }
             }
             for name in tables { try package.refreshContents(of: package.featureTable(name)) }
@@ -142,46 +147,6 @@ extension EditService {
         }
     }
 
-    /// Moves the selected features one by one, then regenerates their annotation rows, each
-    /// table in one streaming pass (one joined statement, not a query per feature).
-    /// Every row written is reported to its table's journal move in `moves` (keyed by the
-    /// lowercased table name).
-    func moveSelected(_ table: FeatureTable, dx: Double, dy: Double, classes: [CompiledClass], moves: [String: JournalMove], total: Int, progress: (Int, Int) -> Void) throws {
-        guard let move = moves[table.name.lowercased()] else { preconditionFailure("\(table.name) was not declared to the journal") }
-        let connection = package.connection
-        let g = quoteIdentifier(table.geometryColumn), pk = quoteIdentifier(table.primaryKey)
-        let read = try connection.prepareUncached("""
-            SELECT t.\(pk), t.\(g) FROM temp.annolink_selection s JOIN \(quoteIdentifier(table.name)) t ON t.\(pk) = s.fid ORDER BY s.fid
-            """)
-        let write = try connection.prepareUncached("UPDATE \(quoteIdentifier(table.name)) SET \(g) = ? WHERE \(pk) = ?")
-        var done = 0
-        while try read.step() {
-            let fid = read.int64(0)
-            guard !read.isNull(1) else { continue }
-            let before = read.blob(1) ?? []
-            var blob = before
-            do {
-                try GeoPackageGeometry.translate(blob: &blob, dx: dx, dy: dy)
-            } catch {
-                throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
-            }
-            write.reset()
-            try write.bind(.blob(blob), at: 1)
-            try write.bind(fid, at: 2)
-            while try write.step() {}
-            try move.changed(key: fid, before: [.blob(before)], after: [.blob(blob)])
-            done += 1
-            if done % 4096 == 0 { progress(done / 2, total) }
-        }
-        for (name, tableClasses) in Dictionary(grouping: classes, by: { $0.definition.annotationTable }).sorted(by: { $0.key < $1.key }) {
-            guard let annotationMove = moves[name.lowercased()] else { preconditionFailure("\(name) was not declared to the journal") }
-            try regenerateMoved(table, annotationTable: try package.featureTable(name), classes: tableClasses, move: annotationMove, dx: dx, dy: dy) {
-                progress((total + $0) / 2, total)
-            }
-        }
-        progress(total, total)
-    }
-
     /// Where the columns of `GeoPackage.annotationPlacementColumns` are among
     /// `GeoPackage.annotationColumnNames`.
     static let placementColumnIndices = GeoPackage.annotationPlacementColumns.map { column in
@@ -189,7 +154,7 @@ extension EditService {
     }
 
     /// Regenerates the annotation rows in `annotationTable` of the moved features, streaming
-    /// them joined with their (moved) origin features.
+    /// them joined with their (moved) origin features; every row written is reported to `move`.
     func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], move: JournalMove, dx: Double, dy: Double, progress: (Int) -> Void) throws {
         // Only the fields the label expressions read are loaded.
         var fields: [String] = []

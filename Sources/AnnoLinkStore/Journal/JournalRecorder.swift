@@ -90,6 +90,30 @@ public final class JournalRecorder {
     /// - Complexity: one pass over the selected rows now and one at the end of the entry.
     public func captureMove(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
                             dx: Double, dy: Double) throws -> JournalMove {
+        try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, dx: dx, dy: dy, journalMoves: false)
+    }
+
+    /// Moves the rows of `table` selected by `condition` by (`dx`, `dy`) — `.geometry` columns
+    /// with `annolink_translate`, `.x` and `.y` columns by adding, `.kept` columns left alone —
+    /// with one `UPDATE` per run of keys, and records the move as `captureMove` does (rows that
+    /// moving back would not restore are found while the keys are read). For the rows of a
+    /// table that only move; the table's spatial index follows through its triggers unless the
+    /// caller suspended them. Call it before any other change to `table` in this entry.
+    ///
+    /// - Returns: the number of rows moved.
+    /// - Throws: as `captureImages`; `StoreError.corruptGeometry` for a geometry that is not a
+    ///   GeoPackage blob (nothing is moved then).
+    @discardableResult
+    public func translate(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
+                          dx: Double, dy: Double) throws -> Int {
+        let move = try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, dx: dx, dy: dy, journalMoves: true)
+        try session.withoutRecording { try move.image.moveAll(on: connection) }
+        move.reportedAll()
+        return move.image.rowCount
+    }
+
+    private func declareMove(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue],
+                             dx: Double, dy: Double, journalMoves: Bool) throws -> JournalMove {
         let (target, entry) = try declare(table: name, columns: columns.map(\.name))
         guard target.columns.count == columns.count else {
             throw JournalError.unsupportedBulkChange(table: target.table, reason: "a column was declared twice")
@@ -105,8 +129,8 @@ public final class JournalRecorder {
         return try session.withoutRecording {
             try JournalSchema.createMoves(on: connection)
             let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
-                                              rowsWhere: condition, bindings: bindings, on: connection)
-            let move = try JournalMove(image: image, on: connection)
+                                              rowsWhere: condition, bindings: bindings, keepingInexact: journalMoves, on: connection)
+            let move = JournalMove(image: image, on: connection)
             moves.append(move)
             return move
         }
@@ -172,7 +196,7 @@ public final class JournalRecorder {
         try session.withoutRecording {
             for image in images { try image.captureAfter(on: connection) }
             for move in moves {
-                try move.keepUnreported(on: connection)
+                try move.keepUnreported()
                 try move.image.finish(on: connection)
             }
             for image in indexImages { try image.copyIndex(into: .after, on: connection) }

@@ -45,18 +45,14 @@ public enum MovedColumn: Hashable, Sendable {
 /// reports them (`JournalRecorder.captureMove`). Not `Sendable`; valid only inside the body.
 public final class JournalMove {
     let image: MoveImage
-    private let insertException: Statement
+    private let connection: Connection
     /// One bit per declared row (in key order): reported.
     private var reported: [UInt64]
 
-    init(image: MoveImage, on connection: Connection) throws {
+    init(image: MoveImage, on connection: Connection) {
         self.image = image
+        self.connection = connection
         reported = Array(repeating: 0, count: (image.rowCount + 63) / 64)
-        let columns = image.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-        insertException = try connection.prepareUncached("""
-            INSERT INTO \(quoteIdentifier(image.exceptions.beforeTable)) (\(quoteIdentifier(image.exceptions.target.key)), \(columns))
-            VALUES (?\(String(repeating: ", ?", count: image.columns.count)))
-            """)
     }
 
     /// Reports that row `key` went from `before` to `after` (the declared columns' values, in
@@ -70,19 +66,17 @@ public final class JournalMove {
         precondition(reported[index / 64] & (1 << (index % 64)) == 0, "row \(key) of \(image.table) was reported twice")
         reported[index / 64] |= 1 << (index % 64)
         if image.isTranslation(from: before, to: after) { return }
-        try keep(key: key, before)
+        try image.keep(key: key, before, on: connection)
     }
 
-    private func keep(key: Int64, _ before: [SQLValue]) throws {
-        insertException.reset()
-        try insertException.bind([.integer(key)] + before)
-        while try insertException.step() {}
-        image.exceptions.rowCount += 1
+    /// Marks every row reported (the journal moved them itself).
+    func reportedAll() {
+        reported = Array(repeating: UInt64.max, count: reported.count)
     }
 
     /// At the end of the entry: the declared rows that were not reported are kept as they are
     /// now (the body left them alone), so that undo does not move them.
-    func keepUnreported(on connection: Connection) throws {
+    func keepUnreported() throws {
         let target = image.exceptions.target
         let read = try connection.prepareUncached("""
             SELECT \(target.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(target.table))
@@ -96,7 +90,7 @@ public final class JournalMove {
                 read.reset()
                 try read.bind(key, at: 1)
                 guard try read.step() else { continue }     // deleted: finish refuses the entry
-                try keep(key: key, (0..<target.columns.count).map(read.value))
+                try image.keep(key: key, (0..<target.columns.count).map(read.value), on: connection)
             }
         }
     }
@@ -147,9 +141,16 @@ final class MoveImage {
 
     /// Takes the keys and the before digests of the rows of `target` selected by `condition`, and
     /// creates the (empty) exception image.
+    ///
+    /// With `keepingInexact`, rows that moving by (dx, dy) and back would not give back bit for
+    /// bit are kept as exceptions now (for a move the journal makes itself, `translate`).
+    ///
+    /// - Throws: `StoreError.corruptGeometry` (with `keepingInexact`) for a blob that is not a
+    ///   GeoPackage geometry.
     static func capture(_ target: BulkImage.Target, columns: [MovedColumn], dx: Double, dy: Double, entry: Int64, sequence: Int,
-                        rowsWhere condition: String, bindings: [SQLValue], on connection: Connection) throws -> MoveImage {
-        let exceptions = try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection)
+                        rowsWhere condition: String, bindings: [SQLValue], keepingInexact: Bool, on connection: Connection) throws -> MoveImage {
+        let image = MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
+                              beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
         // Read in whatever order SQLite finds best and sorted here: an ORDER BY on the key
         // made SQLite sort every selected row with its values (a second for a million rows
         // selected through an index).
@@ -162,6 +163,10 @@ final class MoveImage {
         while try read.step() {
             let key = read.int64(0)
             rows.append((key, BlockDigests.digest(row: read, key: key, columns: target.columns.count)))
+            if keepingInexact {
+                let before = (1...target.columns.count).map(read.value)
+                if !image.isTranslation(from: before, to: try image.translated(before, key: key)) { try image.keep(key: key, before, on: connection) }
+            }
         }
         rows.sort { $0.key < $1.key }
         var keys = KeyRanges()
@@ -170,8 +175,45 @@ final class MoveImage {
             keys.append(row.key)
             digests.add(row.digest)
         }
-        return MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: keys,
-                         beforeDigests: digests.finish(), afterDigests: [], exceptions: exceptions)
+        image.keys = keys
+        image.beforeDigests = digests.finish()
+        return image
+    }
+
+    /// `values` of the declared columns moved by (dx, dy).
+    ///
+    /// - Throws: `StoreError.corruptGeometry` for a geometry blob that cannot be moved.
+    func translated(_ values: [SQLValue], key: Int64) throws -> [SQLValue] {
+        try zip(columns, values).map { column, value in
+            switch (column, value) {
+            case (.geometry, .blob(var blob)):
+                do {
+                    try GeoPackageGeometry.translate(blob: &blob, dx: dx, dy: dy)
+                } catch {
+                    throw StoreError.corruptGeometry(table: table, fid: key, reason: "\(error)")
+                }
+                return .blob(blob)
+            case (.x, .real(let x)): return .real(x + dx)
+            case (.y, .real(let y)): return .real(y + dy)
+            default: return value
+            }
+        }
+    }
+
+    /// Keeps row `key`'s `before` values as an exception.
+    func keep(key: Int64, _ before: [SQLValue], on connection: Connection) throws {
+        let target = exceptions.target
+        try connection.run("""
+            INSERT INTO \(quoteIdentifier(exceptions.beforeTable)) (\(quoteIdentifier(target.key)), \(target.columns.map(quoteIdentifier).joined(separator: ", ")))
+            VALUES (?\(String(repeating: ", ?", count: target.columns.count)))
+            """, [.integer(key)] + before)
+        exceptions.rowCount += 1
+    }
+
+    /// Moves every declared row by (dx, dy) with one `UPDATE` per run of keys: the move the
+    /// journal makes itself (`JournalRecorder.translate`).
+    func moveAll(on connection: Connection) throws {
+        try move(1, skippingExceptions: false, on: connection)
     }
 
     /// Whether `after` is `before` moved by (dx, dy) and `before` is `after` moved back, bit for
@@ -268,7 +310,7 @@ final class MoveImage {
 
     /// Moves every declared row that is not an exception by `sign` × (dx, dy): −1 for undo,
     /// +1 for redo. One `UPDATE` per key range.
-    func move(_ sign: Double, on connection: Connection) throws {
+    func move(_ sign: Double, skippingExceptions: Bool = true, on connection: Connection) throws {
         let (ddx, ddy) = (sign * dx, sign * dy)
         let assignments = columns.compactMap { column -> String? in
             let c = quoteIdentifier(column.name)
@@ -283,7 +325,7 @@ final class MoveImage {
         let key = quoteIdentifier(exceptions.target.key)
         let statement = try connection.prepareUncached("""
             UPDATE \(quoteIdentifier(table)) SET \(assignments.joined(separator: ", "))
-            WHERE \(key) BETWEEN ?1 AND ?2 AND \(key) NOT IN (SELECT \(key) FROM \(quoteIdentifier(exceptions.beforeTable)))
+            WHERE \(key) BETWEEN ?1 AND ?2\(skippingExceptions ? " AND \(key) NOT IN (SELECT \(key) FROM \(quoteIdentifier(exceptions.beforeTable)))" : "")
             """)
         for range in keys.ranges {
             statement.reset()

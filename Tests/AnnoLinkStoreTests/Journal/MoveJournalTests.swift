@@ -157,6 +157,40 @@ import Testing
         #expect(try db.dump().filter { !$0.key.hasPrefix("annolink_journal") } == before.filter { !$0.key.hasPrefix("annolink_journal") })
     }
 
+    @Test("the journal moves rows itself: inexact rows kept as it reads them, undo and redo exact; a corrupt blob moves nothing")
+    func journalMovesRows() throws {
+        let db = try JournalScratch(features: 300)
+        let journal = try Journal(package: db.package)
+        let before = try db.dump()
+        try journal.record(command: "translate", summary: "translate") { recorder in
+            let moved = try db.package.withSpatialIndexSuspended(table: "parcel_lines") {
+                try recorder.translate(table: "parcel_lines", columns: [.geometry("geom")], rowsWhere: "fid > 100", dx: 10_000_000.1, dy: 9_999_999.3)
+            }
+            #expect(moved == 200)
+            try recorder.translate(table: "parcel_lines_anno", columns: [.geometry("geom"), .x("AnchorX"), .y("AnchorY")],
+                                   rowsWhere: "FeatureID > 100", dx: 10_000_000.1, dy: 9_999_999.3)
+        }
+        let after = try db.dump()
+        let exceptions = try scalar(db, "SELECT min(exception_count) FROM annolink_journal_moves") ?? 0
+        #expect(exceptions > 0)
+        try db.expectIndexMatchesGeometries(db.lines)
+        try db.expectIndexMatchesGeometries(db.annotation)
+        _ = try journal.undo()
+        #expect(try db.dump() == before)
+        _ = try journal.redo()
+        #expect(try db.dump() == after)
+
+        try db.package.connection.run("UPDATE parcel_lines SET geom = x'47500003AA0B0000000000000000F03F000000000000F03F000000000000F03F000000000000F03F0163000000' WHERE fid = 250")
+        let corrupt = try db.dump()
+        let error = #expect(throws: StoreError.self) {
+            try journal.record(command: "translate", summary: "translate") { recorder in
+                try recorder.translate(table: "parcel_lines", columns: [.geometry("geom")], rowsWhere: "1", dx: 1, dy: 1)
+            }
+        }
+        #expect(error.map { "\($0)" }?.contains("parcel_lines fid 250") == true)
+        #expect(try db.dump() == corrupt)
+    }
+
     @Test("key ranges: runs of consecutive keys, positions both ways, stored and read back")
     func keyRanges() throws {
         var keys = KeyRanges()
