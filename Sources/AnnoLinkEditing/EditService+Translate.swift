@@ -147,12 +147,6 @@ extension EditService {
         }
     }
 
-    /// Where the columns of `GeoPackage.annotationPlacementColumns` are among
-    /// `GeoPackage.annotationColumnNames`.
-    static let placementColumnIndices = GeoPackage.annotationPlacementColumns.map { column in
-        GeoPackage.annotationColumnNames.firstIndex(of: column.name)!
-    }
-
     /// Regenerates the annotation rows in `annotationTable` of the moved features, streaming
     /// them joined with their (moved) origin features; every row written is reported to `move`.
     func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], move: JournalMove, dx: Double, dy: Double, progress: (Int) -> Void) throws {
@@ -163,40 +157,29 @@ extension EditService {
                 if let column = table.column(field), !fields.contains(column.name) { fields.append(column.name) }
             }
         }
-        let a = quoteIdentifier(annotationTable.name), t = quoteIdentifier(table.name)
-        let g = quoteIdentifier(table.geometryColumn), pk = quoteIdentifier(table.primaryKey)
-        let read = try package.connection.prepareUncached("""
-            SELECT \(GeoPackage.annotationColumns.split(separator: ",").map { "a." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
-                   t.\(g)\(fields.map { ", t." + quoteIdentifier($0) }.joined())
-            FROM temp.annolink_selection s CROSS JOIN \(a) a ON a.FeatureID = s.fid JOIN \(t) t ON t.\(pk) = s.fid
-            WHERE a.AnnotationClassID IN (\(classes.map { String($0.definition.classID) }.joined(separator: ", ")))
-            """)
-        // CROSS JOIN keeps the selection the outer loop: rows come in fid order and then the
-        // FeatureID index's order, with no sort (an ORDER BY made SQLite sort every joined row
-        // first, a second of a million-row move).
-        let geometryColumn = GeoPackage.annotationColumnCount
-        var done = 0
-        while try read.step() {
-            var row = try package.annotationRow(from: read, table: annotationTable, withFootprint: false)
-            let before = Self.placementColumnIndices.map { read.value($0) }
-            guard let fid = row.featureID, let compiled = classes.first(where: { $0.definition.classID == row.classID }) else { continue }
-            guard !read.isNull(geometryColumn) else { continue }
-            let moved = try read.withBlob(geometryColumn) { blob in
-                do {
-                    return try GeoPackageGeometry(blob: blob).geometry
-                } catch {
-                    throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
-                }
+        // One UPDATE over the annotation rows of the moved features: SQLite scans and writes,
+        // the rules run in it row by row.
+        try package.updateAnnotationPlacements(
+            in: annotationTable,
+            rowsWhere: """
+                a.FeatureID IN (SELECT fid FROM temp.annolink_selection)
+                AND a.AnnotationClassID IN (\(classes.map { String($0.definition.classID) }.joined(separator: ", ")))
+                """,
+            originTable: table, originColumns: [table.geometryColumn] + fields, move: move, progress: progress
+        ) { row, origin in
+            guard let fid = row.featureID, let compiled = classes.first(where: { $0.definition.classID == row.classID }),
+                  case .blob(let blob) = origin[0] else { return nil }
+            let moved: Geometry
+            do {
+                moved = try GeoPackageGeometry(blob: blob).geometry
+            } catch {
+                throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
             }
             guard moved.isFinite else { throw EditError.nonFiniteCoordinate("in \(table.name) fid \(fid) after the move") }
             var attributes: [String: SQLValue] = [:]
-            for (i, field) in fields.enumerated() { attributes[field] = read.value(geometryColumn + 1 + i) }
+            for (i, field) in fields.enumerated() { attributes[field] = origin[1 + i] }
             let feature = Feature(fid: fid, geometry: moved, attributes: attributes)
-            row = try annotation.regenerated(row, for: feature, previousGeometry: moved.translated(dx: -dx, dy: -dy), compiled)
-            let written = try package.updateAnnotationPlacement(row, in: annotationTable)
-            try move.changed(key: row.fid!, before: before, after: written)
-            done += 1
-            if done % 4096 == 0 { progress(done) }
+            return try annotation.regenerated(row, for: feature, previousGeometry: moved.translated(dx: -dx, dy: -dy), compiled)
         }
     }
 }

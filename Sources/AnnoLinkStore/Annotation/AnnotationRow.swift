@@ -121,7 +121,7 @@ extension GeoPackage {
     /// - Throws: `StoreError.corruptGeometry` or `.wrongGeometryKind` for the footprint, unless
     ///   `footprintProblem` is given.
     public func annotationRow(
-        from s: Statement, startingAt first: Int = 0, table: FeatureTable, withFootprint: Bool = true,
+        from s: some SQLRow, startingAt first: Int = 0, table: FeatureTable, withFootprint: Bool = true,
         footprintProblem: ((StoreError) -> Void)? = nil
     ) throws -> AnnotationRow {
         let fid = s.int64(first)
@@ -220,13 +220,18 @@ extension GeoPackage {
     public func updateAnnotationPlacement(_ row: AnnotationRow, in table: FeatureTable) throws -> [SQLValue] {
         guard let fid = row.fid else { preconditionFailure("updateAnnotationPlacement needs a row with a fid") }
         let s = try annotationStatement(.updatePlacement, table)
-        let values: [SQLValue] = [
-            row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, .text(row.text),
-            row.anchor.map { .real($0.x) } ?? .null, row.anchor.map { .real($0.y) } ?? .null, .real(row.angle), .integer(Int64(row.status)),
-        ]
+        let values = placementValues(of: row, in: table)
         try s.bind(values + [.integer(fid)])
         while try s.step() {}
         return values
+    }
+
+    /// The values of `annotationPlacementColumns` for `row`, as written to `table`.
+    func placementValues(of row: AnnotationRow, in table: FeatureTable) -> [SQLValue] {
+        [
+            row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, .text(row.text),
+            row.anchor.map { .real($0.x) } ?? .null, row.anchor.map { .real($0.y) } ?? .null, .real(row.angle), .integer(Int64(row.status)),
+        ]
     }
 
     /// Deletes annotation row `fid` of `table`.
