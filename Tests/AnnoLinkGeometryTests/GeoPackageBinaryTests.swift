@@ -216,6 +216,61 @@ struct GeoPackageBinaryTests {
         #expect(try GeoPackageGeometry(blob: blob).geometry == Self.line.translated(dx: 10, dy: 20))
     }
 
+    @Test(arguments: Samples.all, WKBByteOrder.allCases)
+    func exactTranslationIsRecognised(geometry: Geometry, byteOrder: WKBByteOrder) throws {
+        for policy in GeoPackageGeometry.EnvelopePolicy.allCases {
+            let before = GeoPackageGeometry.encode(geometry, srsID: 2924, envelope: policy, byteOrder: byteOrder)
+            var after = before
+            try GeoPackageGeometry.translate(blob: &after, dx: 1024, dy: -512)
+            // The truth: moving back by translate itself.
+            var back = after
+            try GeoPackageGeometry.translate(blob: &back, dx: -1024, dy: 512)
+            #expect(Self.exact(before, after, dx: 1024, dy: -512) == (back == before))
+            #expect(before.withUnsafeBytes { GeoPackageGeometry.movesBackExactly($0, dx: 1024, dy: -512) } == (back == before))
+            guard back == before else { continue }
+            #expect(!Self.exact(before, after, dx: 1024, dy: -511) || geometry.isEmpty, "another vector")
+            for index in after.indices where index != 3 {
+                var changed = after
+                changed[index] ^= 0x10
+                #expect(!Self.exact(before, changed, dx: 1024, dy: -512), "byte \(index) changed")
+            }
+        }
+    }
+
+    @Test func mostSamplesMoveBackExactly() throws {
+        let exact = try Samples.all.filter { geometry in
+            let before = GeoPackageGeometry.encode(geometry, srsID: 0, envelope: .xy)
+            var after = before
+            try GeoPackageGeometry.translate(blob: &after, dx: 1024, dy: -512)
+            return Self.exact(before, after, dx: 1024, dy: -512)
+        }
+        #expect(exact.count >= Samples.all.count / 2, "the check is not trivially false")
+    }
+
+    @Test func exactTranslationWantsEveryBitBack() throws {
+        // Near a power of two the way up rounds to a coarser step than the way back.
+        let line = Geometry.lineString(LineString([Point(x: 8_388_607.9999999991, y: 1), Point(x: 3, y: 4)]))
+        let before = GeoPackageGeometry.encode(line, srsID: 0, envelope: .xy)
+        var after = before
+        try GeoPackageGeometry.translate(blob: &after, dx: 0.1, dy: 0)
+        #expect(!Self.exact(before, after, dx: 0.1, dy: 0))
+        #expect(!before.withUnsafeBytes { GeoPackageGeometry.movesBackExactly($0, dx: 0.1, dy: 0) })
+        // −0 moved by 0 becomes +0: equal as numbers, not as bits.
+        let zero = GeoPackageGeometry.encode(.point(Point(x: -0.0, y: 5)), srsID: 0, envelope: .none)
+        var moved = zero
+        try GeoPackageGeometry.translate(blob: &moved, dx: 0, dy: 0)
+        #expect(!Self.exact(zero, moved, dx: 0, dy: 0))
+        // A stale envelope does not come back; a corrupt blob is never exact.
+        var stale = Self.lineLittleEndian
+        stale.replaceSubrange(8..<16, with: Self.littleEndian([-100]))
+        #expect(!stale.withUnsafeBytes { GeoPackageGeometry.movesBackExactly($0, dx: 10, dy: 10) })
+        #expect(!Array(Self.lineLittleEndian.dropLast()).withUnsafeBytes { GeoPackageGeometry.movesBackExactly($0, dx: 10, dy: 10) })
+    }
+
+    static func exact(_ before: [UInt8], _ after: [UInt8], dx: Double, dy: Double) -> Bool {
+        before.withUnsafeBytes { b in after.withUnsafeBytes { GeoPackageGeometry.isExactTranslation(from: b, to: $0, dx: dx, dy: dy) } }
+    }
+
     @Test func translateRefusesNonFiniteOffsets() {
         var blob = Self.lineLittleEndian
         codecError { try GeoPackageGeometry.translate(blob: &blob, dx: .nan, dy: 0) }

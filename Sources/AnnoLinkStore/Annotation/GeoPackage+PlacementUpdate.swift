@@ -147,7 +147,8 @@ private final class PlacementUpdate {
             { sqlContext, count, values in
                 guard let sqlContext, let raw = sqlite3_user_data(sqlContext) else { return }
                 let function = Unmanaged<FunctionBox>.fromOpaque(raw).takeUnretainedValue()
-                guard let update = function.update, let values else { return }
+                guard let values else { return }
+                let update = function.update
                 do {
                     sqlite3_result(sqlContext, try function.body(update, FunctionArguments(values: values, count: Int(count))))
                 } catch {
@@ -161,7 +162,8 @@ private final class PlacementUpdate {
     /// What an SQL function's user data points at: its body and the run it belongs to.
     private final class FunctionBox {
         let body: Body
-        weak var update: PlacementUpdate?
+        /// The run, which outlives its functions (they are deleted when it ends).
+        unowned(unsafe) let update: PlacementUpdate
         init(_ body: @escaping Body, update: PlacementUpdate) {
             self.body = body
             self.update = update

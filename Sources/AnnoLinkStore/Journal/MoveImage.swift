@@ -163,9 +163,10 @@ final class MoveImage {
         while try read.step() {
             let key = read.int64(0)
             rows.append((key, BlockDigests.digest(row: read, key: key, columns: target.columns.count)))
-            if keepingInexact {
+            if keepingInexact, !image.movesBackExactly(row: read) {
                 let before = (1...target.columns.count).map(read.value)
-                if !image.isTranslation(from: before, to: try image.translated(before, key: key)) { try image.keep(key: key, before, on: connection) }
+                _ = try image.translated(before, key: key)      // throws for a corrupt geometry
+                try image.keep(key: key, before, on: connection)
             }
         }
         rows.sort { $0.key < $1.key }
@@ -178,6 +179,25 @@ final class MoveImage {
         image.keys = keys
         image.beforeDigests = digests.finish()
         return image
+    }
+
+    /// Whether the row `statement` is on (its key, then the declared columns) comes back bit for
+    /// bit when moved by (dx, dy) and back, as `translate` moves it. Copies nothing.
+    func movesBackExactly(row statement: Statement) -> Bool {
+        for (index, column) in columns.enumerated() where !statement.isNull(index + 1) {
+            switch column {
+            case .kept:
+                continue
+            case .x, .y:
+                let d = if case .x = column { dx } else { dy }
+                guard sqlite3_column_type(statement.handle, Int32(index + 1)) == SQLITE_FLOAT else { return false }
+                let value = statement.double(index + 1)
+                guard (value + d - d).bitPattern == value.bitPattern else { return false }
+            case .geometry:
+                guard statement.withBlob(index + 1, { GeoPackageGeometry.movesBackExactly($0, dx: dx, dy: dy) }) else { return false }
+            }
+        }
+        return true
     }
 
     /// `values` of the declared columns moved by (dx, dy).
@@ -227,13 +247,13 @@ final class MoveImage {
             case .x, .y:
                 let d = if case .x = column { dx } else { dy }
                 if b.isNull && a.isNull { continue }
-                guard case .real(let old) = b, case .real(let new) = a, old + d == new, new - d == old else { return false }
+                guard case .real(let old) = b, case .real(let new) = a, (old + d).bitPattern == new.bitPattern,
+                      (new - d).bitPattern == old.bitPattern else { return false }
             case .geometry:
                 if b.isNull && a.isNull { continue }
-                guard case .blob(let old) = b, case .blob(let new) = a, old.count == new.count else { return false }
-                var forward = old, back = new
-                guard (try? GeoPackageGeometry.translate(blob: &forward, dx: dx, dy: dy)) != nil, forward == new,
-                      (try? GeoPackageGeometry.translate(blob: &back, dx: -dx, dy: -dy)) != nil, back == old else { return false }
+                guard case .blob(let old) = b, case .blob(let new) = a,
+                      old.withUnsafeBytes({ o in new.withUnsafeBytes { GeoPackageGeometry.isExactTranslation(from: o, to: $0, dx: dx, dy: dy) } })
+                else { return false }
             }
         }
         return true
