@@ -139,10 +139,11 @@ extension EditService {
         }
     }
 
-    /// Runs `body` with the R-tree triggers of `tables` suspended (each index rebuilt after).
+    /// Runs `body` with the R-tree triggers of `tables` suspended (each index refitted or
+    /// rebuilt after).
     func withSpatialIndexes<T>(suspended tables: [String], _ body: () throws -> T) throws -> T {
         guard let first = tables.first else { return try body() }
-        return try package.withSpatialIndexSuspended(table: first) {
+        return try package.withSpatialIndexSuspended(table: first, refitting: true) {
             try withSpatialIndexes(suspended: Array(tables.dropFirst()), body)
         }
     }

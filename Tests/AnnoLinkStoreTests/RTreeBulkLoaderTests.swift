@@ -305,6 +305,50 @@ import Testing
     }
 }
 
+@Suite struct RTreeRefitTests {
+    static func moved(_ entries: [RTreeEntry], dx: Double, dy: Double, where selected: (RTreeEntry) -> Bool = { _ in true }) -> [RTreeEntry] {
+        entries.map { e in
+            guard selected(e) else { return e }
+            return RTreeEntry(id: e.id, minX: e.minX + dx, maxX: e.maxX + dx, minY: e.minY + dy, maxY: e.maxY + dy)
+        }.sorted { $0.id < $1.id }
+    }
+
+    @Test("a refit after moving every entry stores what a load would, keeps the shape, and answers like the module", arguments: [0, 1, 52, 20_000])
+    func refitAll(count: Int) throws {
+        let db = try ScratchDatabase()
+        let entries = Fixture.randomEntries(count: count, seed: 7)
+        try db.createRTree("rt")
+        try RTreeBulkLoader.load(into: "rt", on: db.connection, entries: entries)
+        let shape = try db.connection.rows("SELECT * FROM rt_rowid ORDER BY rowid") + db.connection.rows("SELECT * FROM rt_parent ORDER BY nodeno")
+        let moved = Self.moved(entries, dx: 1234.5, dy: -0.1)
+        #expect(try RTreeBulkLoader.refit("rt", on: db.connection, entries: moved))
+        #expect(try db.connection.rows("SELECT * FROM rt_rowid ORDER BY rowid") + db.connection.rows("SELECT * FROM rt_parent ORDER BY nodeno") == shape)
+        try db.expectMatchesModule("rt", entries: moved, windows: 60)
+        // Leaf boxes bit for bit as a load of the moved entries stores them.
+        try db.createRTree("loaded")
+        try RTreeBulkLoader.load(into: "loaded", on: db.connection, entries: moved)
+        #expect(try db.content("rt") == db.content("loaded"))
+    }
+
+    @Test("a refit is refused, changing nothing, when the ids differ or only some entries moved far")
+    func refitRefused() throws {
+        let db = try ScratchDatabase()
+        let entries = Fixture.randomEntries(count: 5_000, seed: 9)
+        try db.createRTree("rt")
+        try RTreeBulkLoader.load(into: "rt", on: db.connection, entries: entries)
+        let before = try db.connection.rows("SELECT * FROM rt_node ORDER BY nodeno")
+        let sorted = entries.sorted { $0.id < $1.id }
+        #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: Array(sorted.dropLast())), "an id missing")
+        #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: sorted + [RTreeEntry(id: Int64.max, minX: 0, maxX: 1, minY: 0, maxY: 1)]), "an id too many")
+        #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: Self.moved(entries, dx: 200_000, dy: 0) { $0.id % 2 == 0 }), "half moved far")
+        #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: entries), "not in id order")
+        #expect(try db.connection.rows("SELECT * FROM rt_node ORDER BY nodeno") == before)
+        // A few entries moved a little keep the tree as tight: that is refitted.
+        #expect(try RTreeBulkLoader.refit("rt", on: db.connection, entries: Self.moved(entries, dx: 3, dy: 3) { $0.id % 50 == 0 }))
+        #expect(try db.connection.scalarText("SELECT rtreecheck('rt')") == "ok")
+    }
+}
+
 // MARK: - Fixtures
 
 /// A deterministic generator, so that every run sees the same boxes.

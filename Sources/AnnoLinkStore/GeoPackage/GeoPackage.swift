@@ -187,8 +187,11 @@ public final class GeoPackage {
     /// the blob headers and the tree is packed by `RTreeBulkLoader`, which is many times faster
     /// than one trigger-driven insert per row.
     ///
+    /// With `refitting`, the tree keeps its shape when it holds exactly the table's ids and
+    /// stays as tight (`RTreeBulkLoader.refit`): for rows that all moved by one vector.
+    ///
     /// - Throws: `StoreError.corruptGeometry` naming the first row whose blob cannot be read.
-    public func fillSpatialIndex(table: String, column: String) throws {
+    public func fillSpatialIndex(table: String, column: String, refitting: Bool = false) throws {
         var entries: [RTreeEntry] = []
         let c = quoteIdentifier(column)
         let statement = try connection.prepare("SELECT fid, \(c) FROM \(quoteIdentifier(table)) WHERE \(c) NOT NULL")
@@ -204,7 +207,9 @@ public final class GeoPackage {
             }
             if let e = envelope { entries.append(RTreeEntry(id: fid, minX: e.minX, maxX: e.maxX, minY: e.minY, maxY: e.maxY)) }
         }
-        try RTreeBulkLoader.load(into: GeoPackageSchema.rtreeName(table: table, column: column), on: connection, entries: entries)
+        let rtree = GeoPackageSchema.rtreeName(table: table, column: column)
+        if refitting, try RTreeBulkLoader.refit(rtree, on: connection, entries: entries) { return }
+        try RTreeBulkLoader.load(into: rtree, on: connection, entries: entries)
     }
 
     /// Recomputes the table's extent in `gpkg_contents` from its R-tree (or from the geometries

@@ -313,7 +313,7 @@ public final class Journal {
             }
         }
         for move in moves.reversed() {
-            try writingRows(of: move.table, count: move.rowCount, columns: move.columns.map(\.name)) {
+            try writingRows(of: move.table, count: move.rowCount, columns: move.columns.map(\.name), refitting: true) {
                 try move.move(action == .undo ? -1 : 1, on: connection)
                 try move.exceptions.restore(from: action == .undo ? move.exceptions.beforeTable : move.exceptions.afterTable, on: connection)
             }
@@ -338,12 +338,15 @@ public final class Journal {
     /// `count` is at least a sixteenth of the table's rows: on a million lines a row costs about
     /// 16 µs through the triggers and the rebuild about 1 µs per row of the table
     /// (docs/journal.md).
-    private func writingRows(of name: String, count: Int, columns: [String], _ body: () throws -> Void) throws {
+    ///
+    /// `refitting`: the rows all move by one vector (a move image), so the index may keep its
+    /// shape.
+    private func writingRows(of name: String, count: Int, columns: [String], refitting: Bool = false, _ body: () throws -> Void) throws {
         let table = try? package.featureTable(name)
         if let table, table.hasSpatialIndex, columns.contains(where: { $0.lowercased() == table.geometryColumn.lowercased() }) {
             let rows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
             if Int64(count) * 16 >= rows {
-                try package.withSpatialIndexSuspended(table: table.name, body)
+                try package.withSpatialIndexSuspended(table: table.name, refitting: refitting, body)
                 return
             }
         }

@@ -13,11 +13,13 @@ extension GeoPackage {
     /// Inside `body` the R-tree does not follow the table: spatial queries through it see the
     /// old boxes, and rows the body inserts or deletes are indexed only by the rebuild. A
     /// nested call for the same table runs its body directly (the outer call rebuilds).
-    /// A table without a spatial index just runs `body`.
+    /// A table without a spatial index just runs `body`. With `refitting`, the index keeps
+    /// its shape when it can (`fillSpatialIndex(table:column:refitting:)`): for a body that
+    /// moves rows by one vector.
     ///
     /// - Throws: `StoreError.unknownTable`; whatever `body` throws; `StoreError.corruptGeometry`
     ///   from the rebuild; `SQLiteError`.
-    public func withSpatialIndexSuspended<T>(table name: String, _ body: () throws -> T) throws -> T {
+    public func withSpatialIndexSuspended<T>(table name: String, refitting: Bool = false, _ body: () throws -> T) throws -> T {
         let table = try featureTable(name)
         guard table.hasSpatialIndex else { return try body() }
         return try connection.write {
@@ -33,7 +35,7 @@ extension GeoPackage {
             guard !triggers.isEmpty else { return try body() }
             for trigger in triggers { try connection.execute("DROP TRIGGER \(quoteIdentifier(trigger.name))") }
             let result = try body()
-            try fillSpatialIndex(table: table.name, column: table.geometryColumn)
+            try fillSpatialIndex(table: table.name, column: table.geometryColumn, refitting: refitting)
             for trigger in triggers { try connection.execute(trigger.sql) }
             return result
         }
