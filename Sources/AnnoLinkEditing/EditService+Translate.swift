@@ -53,11 +53,14 @@ extension EditService {
         try select(selection, of: table)
         result.features = Int(try connection.scalarInt("SELECT count(*) FROM temp.annolink_selection") ?? 0)
         let annotationTables = Dictionary(grouping: classes) { $0.definition.annotationTable }
+        var selectedRows: [String: Int] = [:]
         for (annotationTable, tableClasses) in annotationTables {
-            result.annotationRows += Int(try connection.scalarInt("""
+            let count = Int(try connection.scalarInt("""
                 SELECT count(*) FROM \(quoteIdentifier(annotationTable)) WHERE FeatureID IN (SELECT fid FROM temp.annolink_selection)
                 AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))
                 """) ?? 0)
+            selectedRows[annotationTable] = count
+            result.annotationRows += count
         }
         if dryRun || result.features == 0 { return result }
 
@@ -76,11 +79,16 @@ extension EditService {
                         rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)", dx: dx, dy: dy)
                     progress(result.features / 2, result.features)
                     for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
+                        // A quarter of the table or more: one pass over all of it is cheaper than
+                        // finding every row through the FeatureID index.
+                        let tableRows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(annotationTable))") ?? 0
+                        let scanning = Int64(selectedRows[annotationTable] ?? 0) * 4 >= tableRows
                         let move = try recorder.captureMove(
                             table: annotationTable, columns: GeoPackage.annotationPlacementColumns,
                             rowsWhere: "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))",
-                            dx: dx, dy: dy)
-                        try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses, move: move, dx: dx, dy: dy) {
+                            scanning: scanning, dx: dx, dy: dy)
+                        try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses, move: move,
+                                            scanning: scanning, dx: dx, dy: dy) {
                             progress((result.features + $0) / 2, result.features)
                         }
                     }
@@ -150,7 +158,10 @@ extension EditService {
 
     /// Regenerates the annotation rows in `annotationTable` of the moved features, streaming
     /// them joined with their (moved) origin features; every row written is reported to `move`.
-    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], move: JournalMove, dx: Double, dy: Double, progress: (Int) -> Void) throws {
+    /// With `scanning` the whole annotation table is read rather than the rows found through
+    /// its FeatureID index.
+    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], move: JournalMove, scanning: Bool,
+                         dx: Double, dy: Double, progress: (Int) -> Void) throws {
         // Only the fields the label expressions read are loaded.
         var fields: [String] = []
         for c in classes {
@@ -161,7 +172,7 @@ extension EditService {
         // One UPDATE over the annotation rows of the moved features: SQLite scans and writes,
         // the rules run in it row by row.
         try package.updateAnnotationPlacements(
-            in: annotationTable,
+            in: annotationTable, scanning: scanning,
             rowsWhere: """
                 a.FeatureID IN (SELECT fid FROM temp.annolink_selection)
                 AND a.AnnotationClassID IN (\(classes.map { String($0.definition.classID) }.joined(separator: ", ")))

@@ -10,7 +10,8 @@ extension GeoPackage {
     /// `move`, when given, with its values before and after; `progress` is told the count of rows
     /// done every 4,096 rows.
     ///
-    /// SQLite does the scan and the writes; `regenerate` runs inside the statement, called
+    /// With `scanning` SQLite reads the whole table (`NOT INDEXED`) instead of finding the rows
+    /// through an index: cheaper when they are most of it. SQLite does the scan and the writes; `regenerate` runs inside the statement, called
     /// through an SQL function once per row (for the first placement column of the table, SQLite
     /// computing the new columns in the table's column order), and the other columns take what
     /// it returned.
@@ -20,14 +21,14 @@ extension GeoPackage {
     ///   is kept by the caller's transaction rolling back); `SQLiteError`.
     @discardableResult
     public func updateAnnotationPlacements(
-        in table: FeatureTable, rowsWhere condition: String, originTable: FeatureTable, originColumns: [String],
+        in table: FeatureTable, scanning: Bool = false, rowsWhere condition: String, originTable: FeatureTable, originColumns: [String],
         move: JournalMove?, progress: (Int) -> Void = { _ in },
         _ regenerate: (_ row: AnnotationRow, _ origin: [SQLValue]) throws -> AnnotationRow?
     ) throws -> Int {
         try withoutActuallyEscaping(regenerate) { regenerate in
             try withoutActuallyEscaping(progress) { progress in
                 let update = PlacementUpdate(package: self, table: table, move: move, regenerate: regenerate, progress: progress)
-                return try update.run(rowsWhere: condition, originTable: originTable, originColumns: originColumns)
+                return try update.run(rowsWhere: condition, scanning: scanning, originTable: originTable, originColumns: originColumns)
             }
         }
     }
@@ -60,7 +61,7 @@ private final class PlacementUpdate {
     static let computeName = "annolink_place_row"
     static let placedName = "annolink_placed_value"
 
-    func run(rowsWhere condition: String, originTable: FeatureTable, originColumns: [String]) throws -> Int {
+    func run(rowsWhere condition: String, scanning: Bool, originTable: FeatureTable, originColumns: [String]) throws -> Int {
         let connection = package.connection
         let columns = GeoPackage.annotationPlacementColumns.map(\.name)
         // The first of the columns in the table's order computes the row; SQLite evaluates the
@@ -89,7 +90,7 @@ private final class PlacementUpdate {
             sqlite3_create_function_v2(connection.handle, Self.placedName, 2, SQLITE_UTF8, nil, nil, nil, nil, nil)
         }
         let statement = try connection.prepareUncached("""
-            UPDATE \(quoteIdentifier(table.name)) AS a SET \(assignments.joined(separator: ", ")) WHERE \(condition)
+            UPDATE \(quoteIdentifier(table.name)) AS a\(scanning ? " NOT INDEXED" : "") SET \(assignments.joined(separator: ", ")) WHERE \(condition)
             """)
         do {
             while try statement.step() {}

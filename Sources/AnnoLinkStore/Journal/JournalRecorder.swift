@@ -86,11 +86,14 @@ public final class JournalRecorder {
     /// only the declared columns of the declared rows; insert and delete nothing in it. A
     /// declared row the body does not report must be left as it was (or be moved exactly).
     ///
+    /// With `scanning` the rows are found by reading the whole table (`NOT INDEXED`), which is
+    /// cheaper than an index when they are most of it.
+    ///
     /// - Throws: as `captureImages`.
     /// - Complexity: one pass over the selected rows now and one at the end of the entry.
     public func captureMove(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
-                            dx: Double, dy: Double) throws -> JournalMove {
-        try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, dx: dx, dy: dy, journalMoves: false)
+                            scanning: Bool = false, dx: Double, dy: Double) throws -> JournalMove {
+        try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, scanning: scanning, dx: dx, dy: dy, journalMoves: false)
     }
 
     /// Moves the rows of `table` selected by `condition` by (`dx`, `dy`) — `.geometry` columns
@@ -106,14 +109,14 @@ public final class JournalRecorder {
     @discardableResult
     public func translate(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
                           dx: Double, dy: Double) throws -> Int {
-        let move = try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, dx: dx, dy: dy, journalMoves: true)
+        let move = try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, scanning: false, dx: dx, dy: dy, journalMoves: true)
         try session.withoutRecording { try move.image.moveAll(on: connection) }
         move.reportedAll()
         return move.image.rowCount
     }
 
     private func declareMove(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue],
-                             dx: Double, dy: Double, journalMoves: Bool) throws -> JournalMove {
+                             scanning: Bool, dx: Double, dy: Double, journalMoves: Bool) throws -> JournalMove {
         let (target, entry) = try declare(table: name, columns: columns.map(\.name))
         guard target.columns.count == columns.count else {
             throw JournalError.unsupportedBulkChange(table: target.table, reason: "a column was declared twice")
@@ -129,7 +132,7 @@ public final class JournalRecorder {
         return try session.withoutRecording {
             try JournalSchema.createMoves(on: connection)
             let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
-                                              rowsWhere: condition, bindings: bindings, keepingInexact: journalMoves, on: connection)
+                                              rowsWhere: condition, bindings: bindings, scanning: scanning, keepingInexact: journalMoves, on: connection)
             let move = JournalMove(image: image, on: connection)
             moves.append(move)
             return move

@@ -148,7 +148,7 @@ final class MoveImage {
     /// - Throws: `StoreError.corruptGeometry` (with `keepingInexact`) for a blob that is not a
     ///   GeoPackage geometry.
     static func capture(_ target: BulkImage.Target, columns: [MovedColumn], dx: Double, dy: Double, entry: Int64, sequence: Int,
-                        rowsWhere condition: String, bindings: [SQLValue], keepingInexact: Bool, on connection: Connection) throws -> MoveImage {
+                        rowsWhere condition: String, bindings: [SQLValue], scanning: Bool, keepingInexact: Bool, on connection: Connection) throws -> MoveImage {
         let image = MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
                               beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
         // Read in whatever order SQLite finds best and sorted here: an ORDER BY on the key
@@ -156,7 +156,7 @@ final class MoveImage {
         // selected through an index).
         let read = try connection.prepareUncached("""
             SELECT \(quoteIdentifier(target.key)), \(target.columns.map(quoteIdentifier).joined(separator: ", "))
-            FROM \(quoteIdentifier(target.table)) WHERE (\(condition))
+            FROM \(quoteIdentifier(target.table))\(scanning ? " NOT INDEXED" : "") WHERE (\(condition))
             """)
         try read.bind(bindings)
         var rows: [(key: Int64, digest: UInt64)] = []
