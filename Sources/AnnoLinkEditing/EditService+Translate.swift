@@ -53,14 +53,14 @@ extension EditService {
         try select(selection, of: table)
         result.features = Int(try connection.scalarInt("SELECT count(*) FROM temp.annolink_selection") ?? 0)
         let annotationTables = Dictionary(grouping: classes) { $0.definition.annotationTable }
-        var selectedRows: [String: Int] = [:]
-        for (annotationTable, tableClasses) in annotationTables {
-            let count = Int(try connection.scalarInt("""
-                SELECT count(*) FROM \(quoteIdentifier(annotationTable)) WHERE FeatureID IN (SELECT fid FROM temp.annolink_selection)
-                AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))
-                """) ?? 0)
-            selectedRows[annotationTable] = count
-            result.annotationRows += count
+        func annotationCondition(_ tableClasses: [CompiledClass]) -> String {
+            "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))"
+        }
+        if dryRun {
+            for (annotationTable, tableClasses) in annotationTables {
+                result.annotationRows += Int(try connection.scalarInt(
+                    "SELECT count(*) FROM \(quoteIdentifier(annotationTable)) WHERE \(annotationCondition(tableClasses))") ?? 0)
+            }
         }
         if dryRun || result.features == 0 { return result }
 
@@ -79,14 +79,14 @@ extension EditService {
                         rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)", dx: dx, dy: dy)
                     progress(result.features / 2, result.features)
                     for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
-                        // A quarter of the table or more: one pass over all of it is cheaper than
-                        // finding every row through the FeatureID index.
+                        // Labels of a quarter of the table or more (about one per feature): one pass
+                        // over all of it is cheaper than finding every row through the FeatureID index.
                         let tableRows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(annotationTable))") ?? 0
-                        let scanning = Int64(selectedRows[annotationTable] ?? 0) * 4 >= tableRows
+                        let scanning = Int64(result.features) * 4 >= tableRows
                         let move = try recorder.captureMove(
                             table: annotationTable, columns: GeoPackage.annotationPlacementColumns,
-                            rowsWhere: "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))",
-                            scanning: scanning, dx: dx, dy: dy)
+                            rowsWhere: annotationCondition(tableClasses), scanning: scanning, dx: dx, dy: dy)
+                        result.annotationRows += move.rowCount
                         try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses, move: move,
                                             scanning: scanning, dx: dx, dy: dy) {
                             progress((result.features + $0) / 2, result.features)

@@ -45,6 +45,8 @@ public enum MovedColumn: Hashable, Sendable {
 /// reports them (`JournalRecorder.captureMove`). Not `Sendable`; valid only inside the body.
 public final class JournalMove {
     let image: MoveImage
+    /// How many rows were declared.
+    public var rowCount: Int { image.rowCount }
     private let connection: Connection
     /// One bit per declared row (in key order): reported.
     private var reported: [UInt64]
