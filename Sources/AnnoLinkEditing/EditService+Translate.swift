@@ -83,14 +83,12 @@ extension EditService {
                         // over all of it is cheaper than finding every row through the FeatureID index.
                         let tableRows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(annotationTable))") ?? 0
                         let scanning = Int64(result.features) * 4 >= tableRows
-                        let move = try recorder.captureMove(
-                            table: annotationTable, columns: GeoPackage.annotationPlacementColumns,
-                            rowsWhere: annotationCondition(tableClasses), scanning: scanning, dx: dx, dy: dy)
-                        result.annotationRows += move.rowCount
-                        try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses, move: move,
-                                            scanning: scanning, dx: dx, dy: dy) {
+                        let move = try recorder.captureMove(table: annotationTable, columns: GeoPackage.annotationPlacementColumns, dx: dx, dy: dy)
+                        try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses,
+                                            rowsWhere: annotationCondition(tableClasses), scanning: scanning, move: move, dx: dx, dy: dy) {
                             progress((result.features + $0) / 2, result.features)
                         }
+                        result.annotationRows += move.rowCount
                     }
                     progress(result.features, result.features)
                 }
@@ -158,10 +156,10 @@ extension EditService {
 
     /// Regenerates the annotation rows in `annotationTable` of the moved features, streaming
     /// them joined with their (moved) origin features; every row written is reported to `move`.
-    /// With `scanning` the whole annotation table is read rather than the rows found through
-    /// its FeatureID index.
-    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], move: JournalMove, scanning: Bool,
-                         dx: Double, dy: Double, progress: (Int) -> Void) throws {
+    /// `condition` selects the rows (an SQL condition on the annotation table); with `scanning`
+    /// the whole table is read rather than the rows found through its FeatureID index.
+    func regenerateMoved(_ table: FeatureTable, annotationTable: FeatureTable, classes: [CompiledClass], rowsWhere condition: String,
+                         scanning: Bool, move: JournalMove, dx: Double, dy: Double, progress: (Int) -> Void) throws {
         // Only the fields the label expressions read are loaded.
         var fields: [String] = []
         for c in classes {
@@ -172,11 +170,7 @@ extension EditService {
         // One UPDATE over the annotation rows of the moved features: SQLite scans and writes,
         // the rules run in it row by row.
         try package.updateAnnotationPlacements(
-            in: annotationTable, scanning: scanning,
-            rowsWhere: """
-                a.FeatureID IN (SELECT fid FROM temp.annolink_selection)
-                AND a.AnnotationClassID IN (\(classes.map { String($0.definition.classID) }.joined(separator: ", ")))
-                """,
+            in: annotationTable, scanning: scanning, rowsWhere: condition,
             originTable: table, originColumns: [table.geometryColumn] + fields, move: move, progress: progress
         ) { row, origin in
             guard let fid = row.featureID, let compiled = classes.first(where: { $0.definition.classID == row.classID }),

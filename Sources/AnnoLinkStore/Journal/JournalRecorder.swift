@@ -18,7 +18,9 @@ public final class JournalRecorder {
     let filter: JournalTableFilter
     private(set) var images: [BulkImage] = []
     private(set) var indexImages: [IndexImage] = []
-    private(set) var moves: [JournalMove] = []
+    private(set) var moves: [MoveImage] = []
+    /// The moves whose rows the body reports.
+    private var reportedMoves: [JournalMove] = []
     /// The entry's id, once a bulk image has made the entry row exist.
     private(set) var entryID: Int64?
     private var isOpen = true
@@ -74,26 +76,35 @@ public final class JournalRecorder {
         images.append(image)
     }
 
-    /// Declares that the body will move the rows of `table` selected by `condition` by
-    /// (`dx`, `dy`), changing `columns` as each column's role says, and that it will report
-    /// every moved row through the returned `JournalMove`. Instead of copying the rows, as
+    /// Declares that the body will move rows of `table` by (`dx`, `dy`), changing `columns` as
+    /// each column's role says, and report every row it writes through the returned
+    /// `JournalMove`: the move's rows are the rows reported. Instead of copying the rows, as
     /// `captureImages` does, the entry keeps the vector, the rows' keys, digests of the rows
     /// before and after, and copies of just the rows whose change is not exactly the translation
     /// (see `JournalMove.changed`); undo moves the others back. For a million rows that is a
-    /// few megabytes instead of hundreds.
+    /// few megabytes instead of hundreds, and nothing is read for it: the digests come from the
+    /// reported values (the after values are read back only when a column's type would store
+    /// them otherwise).
     ///
-    /// The rules of `captureImages` apply: call it before the first change to `table`; change
-    /// only the declared columns of the declared rows; insert and delete nothing in it. A
-    /// declared row the body does not report must be left as it was (or be moved exactly).
-    ///
-    /// With `scanning` the rows are found by reading the whole table (`NOT INDEXED`), which is
-    /// cheaper than an index when they are most of it.
+    /// Call it before the first change to `table` in this entry. The body must report every row
+    /// of `table` it changes, change only the declared columns, and insert and delete nothing
+    /// in the table (checked at the end of the entry); a change it does not report is not
+    /// journaled.
     ///
     /// - Throws: as `captureImages`.
-    /// - Complexity: one pass over the selected rows now and one at the end of the entry.
-    public func captureMove(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
-                            scanning: Bool = false, dx: Double, dy: Double) throws -> JournalMove {
-        try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, scanning: scanning, dx: dx, dy: dy, journalMoves: false)
+    public func captureMove(table name: String, columns: [MovedColumn], dx: Double, dy: Double) throws -> JournalMove {
+        let (target, entry, named) = try declareMove(table: name, columns: columns)
+        return try session.withoutRecording {
+            let image = try MoveImage.begin(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1, on: connection)
+            let types = try connection.rows("SELECT lower(name), type FROM pragma_table_info(?)", [.text(target.table)])
+            let affinities = named.map { column in
+                StorageAffinity(declaredType: types.first { $0[0].textValue == column.name.lowercased() }?[1].textValue ?? "")
+            }
+            let move = JournalMove(image: image, affinities: affinities, on: connection)
+            moves.append(image)
+            reportedMoves.append(move)
+            return move
+        }
     }
 
     /// Moves the rows of `table` selected by `condition` by (`dx`, `dy`) — `.geometry` columns
@@ -109,14 +120,19 @@ public final class JournalRecorder {
     @discardableResult
     public func translate(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
                           dx: Double, dy: Double) throws -> Int {
-        let move = try declareMove(table: name, columns: columns, rowsWhere: condition, bindings: bindings, scanning: false, dx: dx, dy: dy, journalMoves: true)
-        try session.withoutRecording { try move.image.moveAll(on: connection) }
-        move.reportedAll()
-        return move.image.rowCount
+        let (target, entry, named) = try declareMove(table: name, columns: columns)
+        return try session.withoutRecording {
+            let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
+                                              rowsWhere: condition, bindings: bindings, keepingInexact: true, on: connection)
+            moves.append(image)
+            try image.moveAll(on: connection)
+            return image.rowCount
+        }
     }
 
-    private func declareMove(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue],
-                             scanning: Bool, dx: Double, dy: Double, journalMoves: Bool) throws -> JournalMove {
+    /// `declare` for a move: also checks the columns, names them as the schema does, and makes
+    /// sure the journal has its moves table.
+    private func declareMove(table name: String, columns: [MovedColumn]) throws -> (BulkImage.Target, entry: Int64, [MovedColumn]) {
         let (target, entry) = try declare(table: name, columns: columns.map(\.name))
         guard target.columns.count == columns.count else {
             throw JournalError.unsupportedBulkChange(table: target.table, reason: "a column was declared twice")
@@ -129,14 +145,8 @@ public final class JournalRecorder {
             case .kept: .kept(name)
             }
         }
-        return try session.withoutRecording {
-            try JournalSchema.createMoves(on: connection)
-            let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
-                                              rowsWhere: condition, bindings: bindings, scanning: scanning, keepingInexact: journalMoves, on: connection)
-            let move = JournalMove(image: image, on: connection)
-            moves.append(move)
-            return move
-        }
+        try session.withoutRecording { try JournalSchema.createMoves(on: connection) }
+        return (target, entry, named)
     }
 
     /// Checks that `name` may be declared, begins the bulk entry and stops the session from
@@ -146,7 +156,7 @@ public final class JournalRecorder {
         let target = try BulkImage.Target(table: name, columns: columns, on: connection)
         func refuse(_ reason: String) -> JournalError { .unsupportedBulkChange(table: target.table, reason: reason) }
         if images.contains(where: { $0.target.table.lowercased() == target.table.lowercased() })
-            || moves.contains(where: { $0.image.table.lowercased() == target.table.lowercased() }) {
+            || moves.contains(where: { $0.table.lowercased() == target.table.lowercased() }) {
             throw refuse("it was declared already in this edit")
         }
         if filter.recorded.contains(target.table.lowercased()) {
@@ -198,13 +208,11 @@ public final class JournalRecorder {
         guard !changeset.isEmpty || !images.isEmpty || !moves.isEmpty || !indexImages.isEmpty else { return nil }
         try session.withoutRecording {
             for image in images { try image.captureAfter(on: connection) }
-            for move in moves {
-                try move.keepUnreported()
-                try move.image.finish(on: connection)
-            }
+            for move in reportedMoves { try move.finishReports() }
+            for move in moves { try move.finish(on: connection) }
             for image in indexImages { try image.copyIndex(into: .after, on: connection) }
         }
-        return (changeset, images, moves.map(\.image), indexImages)
+        return (changeset, images, moves, indexImages)
     }
 
     /// Marks the recorder as used up (after the body, whether it returned or threw).

@@ -45,55 +45,90 @@ public enum MovedColumn: Hashable, Sendable {
 /// reports them (`JournalRecorder.captureMove`). Not `Sendable`; valid only inside the body.
 public final class JournalMove {
     let image: MoveImage
-    /// How many rows were declared.
-    public var rowCount: Int { image.rowCount }
     private let connection: Connection
-    /// One bit per declared row (in key order): reported.
-    private var reported: [UInt64]
+    /// What each column's affinity does to a value stored in it, to know whether a reported
+    /// `after` value is what a read will find.
+    private let affinities: [StorageAffinity]
+    /// Every reported row: its key and the digests of its values before and after (nil when
+    /// the stored values may differ from the reported ones, and must be read back).
+    private var rows: [(key: Int64, before: UInt64, after: UInt64?)] = []
 
-    init(image: MoveImage, on connection: Connection) {
+    /// How many rows were reported.
+    public var rowCount: Int { rows.count }
+
+    init(image: MoveImage, affinities: [StorageAffinity], on connection: Connection) {
         self.image = image
+        self.affinities = affinities
         self.connection = connection
-        reported = Array(repeating: 0, count: (image.rowCount + 63) / 64)
     }
 
-    /// Reports that row `key` went from `before` to `after` (the declared columns' values, in
-    /// the order they were declared; `before` exactly as read from the table). When the change
-    /// is the translation both ways — `after` is `before` moved by (dx, dy) and `before` is
-    /// `after` moved back, bit for bit — nothing is stored: undo moves the row back. Otherwise
-    /// the row's `before` values are kept in the entry, and undo writes them back.
+    /// Reports that row `key` went from `before` to `after`: the declared columns' values, in
+    /// the order they were declared, `before` exactly as SQLite handed them over, `after` as
+    /// written. When the change is the translation both ways — `after` is `before` moved by
+    /// (dx, dy) and `before` is `after` moved back, bit for bit — only the row's key and digests
+    /// are kept: undo moves the row back. Otherwise its `before` values are kept in the entry,
+    /// and undo writes them back. Report each row once.
     public func changed(key: Int64, before: [SQLValue], after: [SQLValue]) throws {
         precondition(before.count == image.columns.count && after.count == image.columns.count, "one value per declared column")
-        guard let index = image.keys.index(of: key) else { preconditionFailure("row \(key) of \(image.table) was not declared") }
-        precondition(reported[index / 64] & (1 << (index % 64)) == 0, "row \(key) of \(image.table) was reported twice")
-        reported[index / 64] |= 1 << (index % 64)
+        let stored = zip(after, affinities).allSatisfy { $1.keeps($0) }
+        rows.append((key, BlockDigests.digest(key: key, values: before), stored ? BlockDigests.digest(key: key, values: after) : nil))
         if image.isTranslation(from: before, to: after) { return }
         try image.keep(key: key, before, on: connection)
     }
 
-    /// Marks every row reported (the journal moved them itself).
-    func reportedAll() {
-        reported = Array(repeating: UInt64.max, count: reported.count)
+    /// At the end of the entry: the reported rows become the image's keys and digests.
+    ///
+    /// - Throws: `JournalError.unsupportedBulkChange` when a row was reported twice.
+    func finishReports() throws {
+        rows.sort { $0.key < $1.key }
+        var keys = KeyRanges()
+        var before = BlockDigests(), after = BlockDigests()
+        var afterKnown = true
+        for (index, row) in rows.enumerated() {
+            if index > 0, rows[index - 1].key == row.key {
+                throw JournalError.unsupportedBulkChange(table: image.table, reason: "its row \(row.key) was reported twice")
+            }
+            keys.append(row.key)
+            before.add(row.before)
+            if let digest = row.after { after.add(digest) } else { afterKnown = false }
+        }
+        image.keys = keys
+        image.beforeDigests = before.finish()
+        image.afterDigests = afterKnown ? after.finish() : []
+        rows = []
+    }
+}
+
+/// How a column's declared type makes SQLite store a value (its type affinity, SQLite's
+/// "Datatypes In SQLite" §3.1), to tell whether a value keeps its storage class. Not the
+/// GeoPackage data type class (`ColumnAffinity`).
+enum StorageAffinity {
+    case integer, text, blob, real, numeric
+
+    init(declaredType: String) {
+        let type = declaredType.uppercased()
+        if type.contains("INT") {
+            self = .integer
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.contains("BLOB") || type.isEmpty {
+            self = .blob
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .real
+        } else {
+            self = .numeric
+        }
     }
 
-    /// At the end of the entry: the declared rows that were not reported are kept as they are
-    /// now (the body left them alone), so that undo does not move them.
-    func keepUnreported() throws {
-        let target = image.exceptions.target
-        let read = try connection.prepareUncached("""
-            SELECT \(target.columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(target.table))
-            WHERE \(quoteIdentifier(target.key)) = ?
-            """)
-        for (word, bits) in reported.enumerated() where bits != UInt64.max {
-            for bit in 0..<64 where bits & (1 << bit) == 0 {
-                let index = word * 64 + bit
-                guard index < image.rowCount else { break }
-                let key = image.keys.key(at: index)
-                read.reset()
-                try read.bind(key, at: 1)
-                guard try read.step() else { continue }     // deleted: finish refuses the entry
-                try image.keep(key: key, (0..<target.columns.count).map(read.value), on: connection)
-            }
+    /// Whether `value` is stored as it is: blobs and NULL always are; text only in a TEXT or
+    /// untyped column; a real in a REAL or untyped column, and never a NaN (stored as NULL); an
+    /// integer anywhere but in a TEXT or REAL column.
+    func keeps(_ value: SQLValue) -> Bool {
+        switch value {
+        case .null, .blob: true
+        case .text: self == .text || self == .blob
+        case .real(let v): !v.isNaN && (self == .real || self == .blob)
+        case .integer: self != .text && self != .real
         }
     }
 }
@@ -141,6 +176,14 @@ final class MoveImage {
 
     // MARK: Recording
 
+    /// An image whose rows are learned as they are reported (`JournalMove`), with its (empty)
+    /// exception image.
+    static func begin(_ target: BulkImage.Target, columns: [MovedColumn], dx: Double, dy: Double, entry: Int64, sequence: Int,
+                      on connection: Connection) throws -> MoveImage {
+        MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
+                  beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
+    }
+
     /// Takes the keys and the before digests of the rows of `target` selected by `condition`, and
     /// creates the (empty) exception image.
     ///
@@ -150,7 +193,7 @@ final class MoveImage {
     /// - Throws: `StoreError.corruptGeometry` (with `keepingInexact`) for a blob that is not a
     ///   GeoPackage geometry.
     static func capture(_ target: BulkImage.Target, columns: [MovedColumn], dx: Double, dy: Double, entry: Int64, sequence: Int,
-                        rowsWhere condition: String, bindings: [SQLValue], scanning: Bool, keepingInexact: Bool, on connection: Connection) throws -> MoveImage {
+                        rowsWhere condition: String, bindings: [SQLValue], keepingInexact: Bool, on connection: Connection) throws -> MoveImage {
         let image = MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
                               beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
         // Read in whatever order SQLite finds best and sorted here: an ORDER BY on the key
@@ -158,7 +201,7 @@ final class MoveImage {
         // selected through an index).
         let read = try connection.prepareUncached("""
             SELECT \(quoteIdentifier(target.key)), \(target.columns.map(quoteIdentifier).joined(separator: ", "))
-            FROM \(quoteIdentifier(target.table))\(scanning ? " NOT INDEXED" : "") WHERE (\(condition))
+            FROM \(quoteIdentifier(target.table)) WHERE (\(condition))
             """)
         try read.bind(bindings)
         var rows: [(key: Int64, digest: UInt64)] = []
@@ -265,12 +308,16 @@ final class MoveImage {
     ///
     /// - Throws: `JournalError.unsupportedBulkChange` when a declared row was deleted or rows
     ///   were inserted or deleted.
+    /// The after digests are read from the table unless they are known already (from the
+    /// reported values).
     func finish(on connection: Connection) throws {
-        switch try digests(on: connection) {
-        case .missing(let key):
-            throw JournalError.unsupportedBulkChange(table: table, reason: "its row \(key) was deleted, which a bulk edit cannot record")
-        case .digests(let digests):
-            afterDigests = digests
+        if afterDigests.isEmpty, rowCount > 0 {
+            switch try digests(on: connection) {
+            case .missing(let key):
+                throw JournalError.unsupportedBulkChange(table: table, reason: "its row \(key) was deleted, which a bulk edit cannot record")
+            case .digests(let digests):
+                afterDigests = digests
+            }
         }
         try exceptions.captureAfter(on: connection)
         try connection.run("""
@@ -490,6 +537,31 @@ struct BlockDigests {
         digests.append(state.value)
         state = Mixer()
         rowsInBlock = 0
+    }
+
+    /// The digest of `key` and `values`: the same as `digest(row:key:columns:)` gives for a row
+    /// holding them.
+    static func digest(key: Int64, values: [SQLValue]) -> UInt64 {
+        var state = Mixer()
+        state.mix(UInt64(bitPattern: key))
+        for value in values {
+            switch value {
+            case .integer(let v):
+                state.mix(1)
+                state.mix(UInt64(bitPattern: v))
+            case .real(let v):
+                state.mix(2)
+                state.mix(v.bitPattern)
+            case .text(let text):
+                var text = text
+                text.withUTF8 { state.mix(3, bytes: UnsafeRawBufferPointer($0)) }
+            case .blob(let bytes):
+                bytes.withUnsafeBytes { state.mix(4, bytes: $0) }
+            case .null:
+                state.mix(0)
+            }
+        }
+        return state.value
     }
 
     /// The digest of the row `statement` is on: `key`, then columns 1…`columns`.

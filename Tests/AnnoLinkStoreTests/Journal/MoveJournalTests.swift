@@ -8,17 +8,16 @@ import Testing
 
     /// Moves every selected line and its annotation by (dx, dy), one row at a time, reporting
     /// each row to the journal as the bulk move does; `skip` rows of the annotation are left
-    /// alone and not reported.
+    /// alone and not reported (so they are not part of the move).
     func move(_ db: JournalScratch, _ journal: Journal, dx: Double, dy: Double, where condition: String = "1",
               skip: Set<Int64> = []) throws {
         try journal.record(command: "annolink translate test.gpkg parcel_lines --by \(dx),\(dy)", summary: "translate parcel_lines") { recorder in
             let c = db.package.connection
             try c.execute("DROP TABLE IF EXISTS temp.selection; CREATE TEMP TABLE selection (fid INTEGER PRIMARY KEY)")
             try c.run("INSERT INTO temp.selection SELECT fid FROM parcel_lines WHERE \(condition)")
-            let lines = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")],
-                                                 rowsWhere: "fid IN (SELECT fid FROM temp.selection)", dx: dx, dy: dy)
+            let lines = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: dx, dy: dy)
             let labels = try recorder.captureMove(table: "parcel_lines_anno", columns: [.geometry("geom"), .x("AnchorX"), .y("AnchorY"), .kept("TextString")],
-                                                  rowsWhere: "FeatureID IN (SELECT fid FROM temp.selection)", dx: dx, dy: dy)
+                                                  dx: dx, dy: dy)
             try db.package.withSpatialIndexSuspended(table: "parcel_lines") {
                 for row in try c.rows("SELECT fid, geom FROM parcel_lines WHERE fid IN (SELECT fid FROM temp.selection) ORDER BY fid") {
                     var blob = try #require(row[1].blobValue)
@@ -97,14 +96,15 @@ import Testing
         try db.expectIndexMatchesGeometries(db.annotation)
     }
 
-    @Test("a declared row the body did not report stays where it is through undo and redo")
+    @Test("rows the body did not report are not part of the move and stay where they are through undo and redo")
     func unreportedRow() throws {
         let db = try JournalScratch(features: 100)
         let journal = try Journal(package: db.package)
         let before = try db.dump()
         try move(db, journal, dx: 5, dy: 5, skip: [7, 42])
         let after = try db.dump()
-        #expect(try scalar(db, "SELECT exception_count FROM annolink_journal_moves WHERE table_name = 'parcel_lines_anno'") == 2)
+        #expect(try scalar(db, "SELECT row_count FROM annolink_journal_moves WHERE table_name = 'parcel_lines_anno'") == 98)
+        #expect(try scalar(db, "SELECT exception_count FROM annolink_journal_moves WHERE table_name = 'parcel_lines_anno'") == 0)
         _ = try journal.undo()
         #expect(try db.dump() == before)
         _ = try journal.redo()
@@ -189,6 +189,70 @@ import Testing
         }
         #expect(error.map { "\($0)" }?.contains("parcel_lines fid 250") == true)
         #expect(try db.dump() == corrupt)
+    }
+
+    @Test("a row's digest from its values is the digest of the row read back, for every storage class")
+    func digestOfValues() throws {
+        let db = try ScratchDatabase()
+        try db.connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a, b, c, d, e)")
+        let values: [SQLValue] = [.integer(-7), .real(-0.0), .text("Fünf Straße 12.5"), .blob([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]), .null]
+        try db.connection.run("INSERT INTO t VALUES (42, ?, ?, ?, ?, ?)", values)
+        let read = try db.connection.prepareUncached("SELECT id, a, b, c, d, e FROM t")
+        #expect(try read.step())
+        #expect(BlockDigests.digest(row: read, key: 42, columns: 5) == BlockDigests.digest(key: 42, values: values))
+        #expect(BlockDigests.digest(key: 42, values: values) != BlockDigests.digest(key: 42, values: [.integer(-7), .real(0.0)] + values.dropFirst(2)))
+    }
+
+    @Test("a value keeps its storage class only where the column's affinity leaves it alone")
+    func affinities() {
+        #expect(StorageAffinity(declaredType: "DOUBLE") == .real)
+        #expect(StorageAffinity(declaredType: "SMALLINT") == .integer)
+        #expect(StorageAffinity(declaredType: "TEXT(20)") == .text)
+        #expect(StorageAffinity(declaredType: "POLYGON") == .numeric)
+        #expect(StorageAffinity(declaredType: "") == .blob)
+        #expect(StorageAffinity.real.keeps(.real(5)) && !StorageAffinity.real.keeps(.integer(5)) && !StorageAffinity.real.keeps(.real(.nan)))
+        #expect(!StorageAffinity.numeric.keeps(.real(5)) && StorageAffinity.numeric.keeps(.blob([1])) && !StorageAffinity.numeric.keeps(.text("12.5")))
+        #expect(StorageAffinity.text.keeps(.text("12.5")) && !StorageAffinity.text.keeps(.integer(1)))
+    }
+
+    @Test("a value the column stores otherwise is read back for the after digests; undo and redo stay exact")
+    func storedOtherwise() throws {
+        let db = try JournalScratch(features: 10)
+        let journal = try Journal(package: db.package)
+        try db.package.connection.execute("CREATE TABLE marks (fid INTEGER PRIMARY KEY, x INTEGER, y REAL)")
+        try db.package.connection.execute("INSERT INTO marks VALUES (1, 10, 0.5), (2, 20, 1.5)")
+        let before = try db.package.connection.rows("SELECT fid, x, typeof(x), y FROM marks ORDER BY fid")
+        try journal.record(command: "move marks", summary: "move marks") { recorder in
+            let move = try recorder.captureMove(table: "marks", columns: [.x("x"), .y("y")], dx: 5, dy: 1)
+            for row in try db.package.connection.rows("SELECT fid, x, y FROM marks") {
+                // A real written to an INTEGER column comes back as an integer.
+                let after: [SQLValue] = [.real(Double(row[1].integerValue ?? 0) + 5), .real((row[2].doubleValue ?? 0) + 1)]
+                try db.package.connection.run("UPDATE marks SET x = ?, y = ? WHERE fid = ?", after + [row[0]])
+                try move.changed(key: row[0].integerValue ?? 0, before: [row[1], row[2]], after: after)
+            }
+        }
+        let after = try db.package.connection.rows("SELECT fid, x, typeof(x), y FROM marks ORDER BY fid")
+        #expect(after.map { $0[2] } == [.text("integer"), .text("integer")])
+        _ = try journal.undo()
+        #expect(try db.package.connection.rows("SELECT fid, x, typeof(x), y FROM marks ORDER BY fid") == before)
+        _ = try journal.redo()
+        #expect(try db.package.connection.rows("SELECT fid, x, typeof(x), y FROM marks ORDER BY fid") == after)
+    }
+
+    @Test("a row reported twice is refused and nothing is kept")
+    func reportedTwice() throws {
+        let db = try JournalScratch(features: 10)
+        let journal = try Journal(package: db.package)
+        let before = try db.dump()
+        let error = #expect(throws: JournalError.self) {
+            try journal.record(command: "move", summary: "move") { recorder in
+                let move = try recorder.captureMove(table: "parcel_lines", columns: [.kept("Name")], dx: 1, dy: 1)
+                try move.changed(key: 3, before: [.null], after: [.null])
+                try move.changed(key: 3, before: [.null], after: [.null])
+            }
+        }
+        #expect(error?.description.contains("its row 3 was reported twice") == true)
+        #expect(try db.dump() == before)
     }
 
     @Test("key ranges: runs of consecutive keys, positions both ways, stored and read back")
