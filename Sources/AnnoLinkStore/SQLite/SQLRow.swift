@@ -16,26 +16,27 @@ public protocol SQLRow {
 extension Statement: SQLRow {}
 
 /// The arguments of an application-defined SQL function while it runs.
-struct FunctionArguments: SQLRow {
+public struct FunctionArguments: SQLRow {
     let values: UnsafeMutablePointer<OpaquePointer?>
-    let count: Int
+    /// How many arguments there are.
+    public let count: Int
 
-    func isNull(_ index: Int) -> Bool { sqlite3_value_type(values[index]) == SQLITE_NULL }
-    func int64(_ index: Int) -> Int64 { sqlite3_value_int64(values[index]) }
-    func double(_ index: Int) -> Double { sqlite3_value_double(values[index]) }
+    public func isNull(_ index: Int) -> Bool { sqlite3_value_type(values[index]) == SQLITE_NULL }
+    public func int64(_ index: Int) -> Int64 { sqlite3_value_int64(values[index]) }
+    public func double(_ index: Int) -> Double { sqlite3_value_double(values[index]) }
 
-    func text(_ index: Int) -> String? {
+    public func text(_ index: Int) -> String? {
         guard let p = sqlite3_value_text(values[index]) else { return nil }
         return String(cString: p)
     }
 
-    func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    public func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         let pointer = sqlite3_value_blob(values[index])
         let count = Int(sqlite3_value_bytes(values[index]))
         return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 
-    func value(_ index: Int) -> SQLValue {
+    public func value(_ index: Int) -> SQLValue {
         switch sqlite3_value_type(values[index]) {
         case SQLITE_INTEGER: .integer(int64(index))
         case SQLITE_FLOAT: .real(double(index))
