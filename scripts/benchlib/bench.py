@@ -237,6 +237,9 @@ def run_steps(steps, work):
     """Run the steps (argv, stdin path or None) one after another as whole processes; return
     (seconds, peak RSS in KiB), the sum of the wall-clock times and the largest peak."""
     seconds, rss = 0.0, 0
+    # Untimed: write back what is pending (the fresh copies, the previous variant's output), so
+    # that no run pays for another's disk writes.
+    os.sync()
     for i, (argv, stdin) in enumerate(steps):
         out_path, err_path = work / f"step{i}.out", work / f"step{i}.err"
         with open(out_path, "wb") as out, open(err_path, "wb") as err, \
