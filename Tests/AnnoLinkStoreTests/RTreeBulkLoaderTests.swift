@@ -330,6 +330,43 @@ import Testing
         #expect(try db.content("rt") == db.content("loaded"))
     }
 
+    @Test("the extent read from the root node is what reading every entry gives, after loads, refits and the module's own writes")
+    func extentFromRoot() throws {
+        let db = try ScratchDatabase()
+        try db.createRTree("rt")
+        func expectSameExtent(_ when: String) throws {
+            let sql = try db.connection.rows("SELECT min(minx), min(miny), max(maxx), max(maxy) FROM rt")[0]
+            let root = try RTreeBulkLoader.extent(of: "rt", on: db.connection)
+            #expect(root.map { [SQLValue.real($0.minX), .real($0.minY), .real($0.maxX), .real($0.maxY)] } ?? [.null, .null, .null, .null] == sql, "\(when)")
+        }
+        try expectSameExtent("empty")
+        let entries = Fixture.randomEntries(count: 3_000, seed: 11)
+        try RTreeBulkLoader.load(into: "rt", on: db.connection, entries: entries)
+        try expectSameExtent("loaded")
+        #expect(try RTreeBulkLoader.refit("rt", on: db.connection, entries: RTreeRefitTests.moved(entries, dx: -77.25, dy: 1e5)))
+        try expectSameExtent("refitted")
+        // The module's own writes, including deletes of the outermost boxes and node merges.
+        var random = SplitMix64(seed: 5)
+        for _ in 0..<400 {
+            let box = Fixture.randomBox(&random)
+            try db.connection.run("INSERT INTO rt VALUES (NULL, ?, ?, ?, ?)", [.real(box.minX * 1.5), .real(box.maxX * 1.5), .real(box.minY), .real(box.maxY)])
+        }
+        try expectSameExtent("inserted")
+        for corner in ["minx", "miny"] {
+            try db.connection.execute("DELETE FROM rt WHERE id IN (SELECT id FROM rt ORDER BY \(corner) LIMIT 50)")
+        }
+        for corner in ["maxx", "maxy"] {
+            try db.connection.execute("DELETE FROM rt WHERE id IN (SELECT id FROM rt ORDER BY \(corner) DESC LIMIT 50)")
+        }
+        try expectSameExtent("deleted")
+        try db.connection.execute("UPDATE rt SET minx = minx - 1e6 WHERE id = (SELECT min(id) FROM rt)")
+        try expectSameExtent("updated")
+        try db.connection.execute("DELETE FROM rt WHERE id % 7 <> 0")
+        try expectSameExtent("mostly deleted")
+        try db.connection.execute("DELETE FROM rt")
+        try expectSameExtent("emptied")
+    }
+
     @Test("a refit is refused, changing nothing, when the ids differ or only some entries moved far")
     func refitRefused() throws {
         let db = try ScratchDatabase()

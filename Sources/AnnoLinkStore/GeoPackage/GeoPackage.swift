@@ -213,12 +213,18 @@ public final class GeoPackage {
     }
 
     /// Recomputes the table's extent in `gpkg_contents` from its R-tree (or from the geometries
-    /// when it has none) and stamps `last_change`.
+    /// when it has none) and stamps `last_change`. The R-tree's extent is read from its root
+    /// node (`RTreeBulkLoader.extent`): reading every entry took a quarter of a second per
+    /// million rows.
     public func refreshContents(of table: FeatureTable) throws {
         let extent: [SQLValue]
         if table.hasSpatialIndex {
-            let r = quoteIdentifier(GeoPackageSchema.rtreeName(table: table.name, column: table.geometryColumn))
-            extent = try connection.rows("SELECT min(minx), min(miny), max(maxx), max(maxy) FROM \(r)")[0]
+            let rtree = GeoPackageSchema.rtreeName(table: table.name, column: table.geometryColumn)
+            if let e = try RTreeBulkLoader.extent(of: rtree, on: connection) {
+                extent = [.real(e.minX), .real(e.minY), .real(e.maxX), .real(e.maxY)]
+            } else {
+                extent = try connection.rows("SELECT min(minx), min(miny), max(maxx), max(maxy) FROM \(quoteIdentifier(rtree))")[0]
+            }
         } else {
             let c = quoteIdentifier(table.geometryColumn)
             extent = try connection.rows("SELECT min(ST_MinX(\(c))), min(ST_MinY(\(c))), max(ST_MaxX(\(c))), max(ST_MaxY(\(c))) FROM \(quoteIdentifier(table.name)) WHERE NOT ST_IsEmpty(\(c))")[0]

@@ -123,7 +123,7 @@ public final class JournalRecorder {
         let (target, entry, named) = try declareMove(table: name, columns: columns)
         return try session.withoutRecording {
             let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
-                                              rowsWhere: condition, bindings: bindings, keepingInexact: true, on: connection)
+                                              rowsWhere: condition, bindings: bindings, on: connection)
             moves.append(image)
             try image.moveAll(on: connection)
             return image.rowCount

@@ -54,7 +54,7 @@ public final class JournalMove {
     private var rows: [(key: Int64, before: UInt64, after: UInt64?)] = []
 
     /// How many rows were reported.
-    public var rowCount: Int { rows.count }
+    public private(set) var rowCount = 0
 
     init(image: MoveImage, affinities: [StorageAffinity], on connection: Connection) {
         self.image = image
@@ -72,6 +72,7 @@ public final class JournalMove {
         precondition(before.count == image.columns.count && after.count == image.columns.count, "one value per declared column")
         let stored = zip(after, affinities).allSatisfy { $1.keeps($0) }
         rows.append((key, BlockDigests.digest(key: key, values: before), stored ? BlockDigests.digest(key: key, values: after) : nil))
+        rowCount += 1
         if image.isTranslation(from: before, to: after) { return }
         try image.keep(key: key, before, on: connection)
     }
@@ -184,16 +185,13 @@ final class MoveImage {
                   beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
     }
 
-    /// Takes the keys and the before digests of the rows of `target` selected by `condition`, and
-    /// creates the (empty) exception image.
+    /// For a move the journal makes itself (`JournalRecorder.translate`): takes the keys and the
+    /// before digests of the rows of `target` selected by `condition`, and keeps the rows that
+    /// moving by (dx, dy) and back would not give back bit for bit as exceptions.
     ///
-    /// With `keepingInexact`, rows that moving by (dx, dy) and back would not give back bit for
-    /// bit are kept as exceptions now (for a move the journal makes itself, `translate`).
-    ///
-    /// - Throws: `StoreError.corruptGeometry` (with `keepingInexact`) for a blob that is not a
-    ///   GeoPackage geometry.
+    /// - Throws: `StoreError.corruptGeometry` for a blob that is not a GeoPackage geometry.
     static func capture(_ target: BulkImage.Target, columns: [MovedColumn], dx: Double, dy: Double, entry: Int64, sequence: Int,
-                        rowsWhere condition: String, bindings: [SQLValue], keepingInexact: Bool, on connection: Connection) throws -> MoveImage {
+                        rowsWhere condition: String, bindings: [SQLValue], on connection: Connection) throws -> MoveImage {
         let image = MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
                               beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
         // Read in whatever order SQLite finds best and sorted here: an ORDER BY on the key
@@ -208,7 +206,7 @@ final class MoveImage {
         while try read.step() {
             let key = read.int64(0)
             rows.append((key, BlockDigests.digest(row: read, key: key, columns: target.columns.count)))
-            if keepingInexact, !image.movesBackExactly(row: read) {
+            if !image.movesBackExactly(row: read) {
                 let before = (1...target.columns.count).map(read.value)
                 _ = try image.translated(before, key: key)      // throws for a corrupt geometry
                 try image.keep(key: key, before, on: connection)
@@ -479,18 +477,6 @@ struct KeyRanges {
             if offsets[middle] <= index { low = middle } else { high = middle - 1 }
         }
         return ranges[low].first + Int64(index - offsets[low])
-    }
-
-    /// Where `key` is among the keys, or nil when it is not one of them.
-    func index(of key: Int64) -> Int? {
-        var low = 0, high = ranges.count - 1
-        while low <= high {
-            let middle = (low + high) / 2
-            if key < ranges[middle].first { high = middle - 1 } else if key > ranges[middle].last { low = middle + 1 } else {
-                return offsets[middle] + Int(key - ranges[middle].first)
-            }
-        }
-        return nil
     }
 
     /// Pairs of 64-bit little-endian integers (first, last).

@@ -42,6 +42,24 @@ extension RTreeBulkLoader {
     }
 }
 
+extension RTreeBulkLoader {
+    /// The extent of every entry of the rtree `rtreeTable` — min x, min y, max x, max y, as the
+    /// 32-bit floats it stores — read from its root node alone: each cell above the leaves is
+    /// the union of its child's cells (the module keeps it so on every insert, update and
+    /// delete, and `load` and `refit` build it so), so the root's cells cover exactly what
+    /// `SELECT min(minx), … FROM rtreeTable` finds by reading every entry. Nil for an empty
+    /// tree; nil too when the root node cannot be read, for the caller to ask SQL instead.
+    public static func extent(of rtreeTable: String, on connection: Connection) throws -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        guard let root = try connection.rows("SELECT data FROM \(quoteIdentifier(rtreeTable + "_node")) WHERE nodeno = 1").first?[0].blobValue,
+              root.count >= 4 else { return nil }
+        let count = Int(UInt16(root[2]) << 8 | UInt16(root[3]))
+        guard count > 0, 4 + count * 24 <= root.count else { return nil }
+        var union = RTreeRefit.read(root, at: 12)
+        for cell in 1..<count { union = RTreeRefit.union(union, RTreeRefit.read(root, at: 4 + cell * 24 + 8)) }
+        return (Double(union.0), Double(union.2), Double(union.1), Double(union.3))
+    }
+}
+
 /// The work of `RTreeBulkLoader.refit` on the node blobs in memory. Node layout (rtree.c): a
 /// 2-byte depth (root only), a 2-byte cell count, then cells of an 8-byte id and four 4-byte
 /// floats (min x, max x, min y, max y), all big-endian.
@@ -111,11 +129,11 @@ struct RTreeRefit {
         return nil
     }
 
-    private static func union(_ a: (Float, Float, Float, Float), _ b: (Float, Float, Float, Float)) -> (Float, Float, Float, Float) {
+    static func union(_ a: (Float, Float, Float, Float), _ b: (Float, Float, Float, Float)) -> (Float, Float, Float, Float) {
         (min(a.0, b.0), max(a.1, b.1), min(a.2, b.2), max(a.3, b.3))
     }
 
-    private static func read(_ data: [UInt8], at offset: Int) -> (Float, Float, Float, Float) {
+    static func read(_ data: [UInt8], at offset: Int) -> (Float, Float, Float, Float) {
         data.withUnsafeBytes { bytes in
             func float(_ i: Int) -> Float { Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 4 * i, as: UInt32.self))) }
             return (float(0), float(1), float(2), float(3))
