@@ -120,6 +120,10 @@ struct RTreeRefit {
     }
 
     private func entryIndex(of id: Int64) -> Int? {
+        // Fids are usually dense: then the id says where its entry is.
+        if let first = entries.first?.id, id >= first, id - first < Int64(entries.count), entries[Int(id - first)].id == id {
+            return Int(id - first)
+        }
         var low = 0, high = entries.count - 1
         while low <= high {
             let middle = (low + high) / 2
