@@ -10,7 +10,9 @@ import Darwin
 /// with nothing to declare. A bulk change (a move of thousands to millions of rows) declares the
 /// rows and columns it will change with `captureImages(table:columns:rowsWhere:bindings:)` before
 /// changing them: those rows are copied by SQL into image tables instead of being held in a
-/// changeset in memory. Valid only inside the body; not `Sendable`.
+/// changeset in memory. Rows moved by a vector are recorded more cheaply still, by the vector,
+/// their keys and digests (`captureMove`, `translate`; docs/journal.md). Valid only inside the
+/// body; not `Sendable`.
 public final class JournalRecorder {
     /// The GeoPackage being edited.
     public let package: GeoPackage
