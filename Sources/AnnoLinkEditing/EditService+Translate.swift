@@ -177,16 +177,16 @@ extension EditService {
             originTable: table, originColumns: [table.geometryColumn] + fields, move: move, progress: progress
         ) { row, origin in
             guard let fid = row.featureID, let compiled = classes.first(where: { $0.definition.classID == row.classID }),
-                  case .blob(let blob) = origin[0] else { return nil }
+                  !origin.isNull(0) else { return nil }
             let moved: Geometry
             do {
-                moved = try GeoPackageGeometry(blob: blob).geometry
+                moved = try origin.withBlob(0) { try GeoPackageGeometry(blob: $0).geometry }
             } catch {
                 throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
             }
             guard moved.isFinite else { throw EditError.nonFiniteCoordinate("in \(table.name) fid \(fid) after the move") }
             var attributes: [String: SQLValue] = [:]
-            for (i, field) in fields.enumerated() { attributes[field] = origin[1 + i] }
+            for (i, field) in fields.enumerated() { attributes[field] = origin.value(1 + i) }
             let feature = Feature(fid: fid, geometry: moved, attributes: attributes)
             return try annotation.regenerated(row, for: feature, previousGeometry: moved.translated(dx: -dx, dy: -dy), compiled)
         }

@@ -3,7 +3,8 @@ extension GeoPackage {
     /// `annotationPlacementColumns` — with one `UPDATE` over the rows of `table` that
     /// `condition` selects (an SQL condition on the annotation table), instead of an `UPDATE`
     /// per row (`Connection.updateComputed`). Each row is handed to `regenerate` with the values
-    /// of `originColumns` of its origin feature in `originTable` (NULL when there is none); the
+    /// of `originColumns` of its origin feature in `originTable` (NULL when there is none; read
+    /// in place, valid only during the call); the
     /// row it returns is written, nil leaves the row as it is. Every row written is reported to
     /// `move`, when given, with its values before and after; `progress` is told the count of
     /// rows done every 4,096 rows. With `scanning` the whole table is read rather than the rows
@@ -16,7 +17,7 @@ extension GeoPackage {
     public func updateAnnotationPlacements(
         in table: FeatureTable, scanning: Bool = false, rowsWhere condition: String, originTable: FeatureTable, originColumns: [String],
         move: JournalMove?, progress: (Int) -> Void = { _ in },
-        _ regenerate: (_ row: AnnotationRow, _ origin: [SQLValue]) throws -> AnnotationRow?
+        _ regenerate: (_ row: AnnotationRow, _ origin: FunctionArguments) throws -> AnnotationRow?
     ) throws -> Int {
         let o = quoteIdentifier(originTable.name), originKey = quoteIdentifier(originTable.primaryKey)
         let inputs = Self.annotationColumnNames.map { "a." + quoteIdentifier($0) }
@@ -27,7 +28,7 @@ extension GeoPackage {
             scanning: scanning, inputs: inputs
         ) { fid, row in
             let existing = try annotationRow(from: row, table: table, withFootprint: false)
-            let origin = (Self.annotationColumnCount..<row.count).map(row.value)
+            let origin = row.dropFirst(Self.annotationColumnCount)
             let before = Self.placementIndices.map(row.value)
             guard let regenerated = try regenerate(existing, origin) else { return before }
             let after = placementValues(of: regenerated, in: table)

@@ -103,7 +103,7 @@ private final class ComputedUpdate {
     /// value of column `column`.
     func row(_ arguments: FunctionArguments) throws -> SQLValue {
         let key = arguments.int64(1)
-        values = try compute(key, FunctionArguments(values: arguments.values + 2, count: arguments.count - 2))
+        values = try compute(key, arguments.dropFirst(2))
         currentKey = key
         return try value(arguments)
     }

@@ -21,6 +21,11 @@ public struct FunctionArguments: SQLRow {
     /// How many arguments there are.
     public let count: Int
 
+    /// The arguments after the first `k`.
+    public func dropFirst(_ k: Int) -> FunctionArguments {
+        FunctionArguments(values: values + k, count: count - k)
+    }
+
     public func isNull(_ index: Int) -> Bool { sqlite3_value_type(values[index]) == SQLITE_NULL }
     public func int64(_ index: Int) -> Int64 { sqlite3_value_int64(values[index]) }
     public func double(_ index: Int) -> Double { sqlite3_value_double(values[index]) }
