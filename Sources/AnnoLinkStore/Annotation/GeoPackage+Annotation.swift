@@ -4,7 +4,7 @@ extension GeoPackage {
     /// Whether the file has the annotation class registry.
     public var hasAnnotationRegistry: Bool {
         get throws {
-            try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(AnnotationSchema.registryTable)]) == 1
+            try connection.hasTable(AnnotationSchema.registryTable)
         }
     }
 

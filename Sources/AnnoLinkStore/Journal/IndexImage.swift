@@ -120,7 +120,7 @@ struct IndexImage {
                   let image = row[3].textValue, let count = row[4].integerValue else {
                 throw JournalError.corrupt(entry: entry, reason: "a row of annolink_journal_indexes cannot be read")
             }
-            guard try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(image)]) == 1 else {
+            guard try connection.hasTable(image) else {
                 throw JournalError.corrupt(entry: entry, reason: "its index image table \(image) is missing")
             }
             return IndexImage(entry: entry, sequence: Int(sequence), table: table, rtree: rtree, imageTable: image, rowCount: Int(count))
@@ -129,7 +129,7 @@ struct IndexImage {
 
     /// Whether the file has the index image registry.
     static func exists(on connection: Connection) throws -> Bool {
-        try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(registry)]) == 1
+        try connection.hasTable(registry)
     }
 
     /// Drops the index images of the entries `condition` selects (an SQL condition on

@@ -59,7 +59,7 @@ enum JournalSchema {
 
     /// Whether `annolink_journal_moves` exists.
     static func hasMoves(on connection: Connection) throws -> Bool {
-        try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(movesTable)]) == 1
+        try connection.hasTable(movesTable)
     }
 
     /// Creates `annolink_journal_moves` when it is missing.
@@ -77,7 +77,7 @@ enum JournalSchema {
 
     /// Whether the journal tables exist.
     static func exists(on connection: Connection) throws -> Bool {
-        try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) == 1
+        try connection.hasTable(table)
     }
 
     /// Creates both tables and registers them. Runs inside the caller's transaction.

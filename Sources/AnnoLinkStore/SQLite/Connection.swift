@@ -132,6 +132,11 @@ public final class Connection {
         return result
     }
 
+    /// Whether the main database has a table named exactly `name`.
+    public func hasTable(_ name: String) throws -> Bool {
+        try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) == 1
+    }
+
     /// The number of rows the last INSERT, UPDATE or DELETE on this connection changed (not
     /// counting trigger writes). Wraps `sqlite3_changes64`.
     public var changeCount: Int { Int(sqlite3_changes64(handle)) }
