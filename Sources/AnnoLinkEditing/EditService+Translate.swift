@@ -81,11 +81,10 @@ extension EditService {
                         rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)", dx: dx, dy: dy)
                     progress(result.features / 2, result.features)
                     for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
+                        let move = try recorder.captureMove(table: annotationTable, columns: GeoPackage.annotationPlacementColumns, dx: dx, dy: dy)
                         // Labels of a quarter of the table or more (about one per feature): one pass
                         // over all of it is cheaper than finding every row through the FeatureID index.
-                        let tableRows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(annotationTable))") ?? 0
-                        let scanning = Int64(result.features) * 4 >= tableRows
-                        let move = try recorder.captureMove(table: annotationTable, columns: GeoPackage.annotationPlacementColumns, dx: dx, dy: dy)
+                        let scanning = Int64(result.features) * 4 >= move.tableRowCount
                         try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses,
                                             rowsWhere: annotationCondition(tableClasses), scanning: scanning, move: move, dx: dx, dy: dy) {
                             progress((result.features + $0) / 2, result.features)

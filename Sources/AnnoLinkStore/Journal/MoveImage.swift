@@ -56,6 +56,9 @@ public final class JournalMove {
     /// How many rows were reported.
     public private(set) var rowCount = 0
 
+    /// How many rows the table had when the move was declared.
+    public var tableRowCount: Int64 { image.exceptions.tableRowCount }
+
     init(image: MoveImage, affinities: [StorageAffinity], on connection: Connection) {
         self.image = image
         self.affinities = affinities
