@@ -84,21 +84,7 @@ public final class JournalMove {
     ///
     /// - Throws: `JournalError.unsupportedBulkChange` when a row was reported twice.
     func finishReports() throws {
-        rows.sort { $0.key < $1.key }
-        var keys = KeyRanges()
-        var before = BlockDigests(), after = BlockDigests()
-        var afterKnown = true
-        for (index, row) in rows.enumerated() {
-            if index > 0, rows[index - 1].key == row.key {
-                throw JournalError.unsupportedBulkChange(table: image.table, reason: "its row \(row.key) was reported twice")
-            }
-            keys.append(row.key)
-            before.add(row.before)
-            if let digest = row.after { after.add(digest) } else { afterKnown = false }
-        }
-        image.keys = keys
-        image.beforeDigests = before.finish()
-        image.afterDigests = afterKnown ? after.finish() : []
+        try image.setRows(&rows)
         rows = []
     }
 }
@@ -205,26 +191,40 @@ final class MoveImage {
             FROM \(quoteIdentifier(target.table)) WHERE (\(condition))
             """)
         try read.bind(bindings)
-        var rows: [(key: Int64, digest: UInt64)] = []
+        var rows: [(key: Int64, before: UInt64, after: UInt64?)] = []
         while try read.step() {
             let key = read.int64(0)
-            rows.append((key, BlockDigests.digest(row: read, key: key, columns: target.columns.count)))
+            rows.append((key, BlockDigests.digest(row: read, key: key, columns: target.columns.count), nil))
             if !image.movesBackExactly(row: read) {
                 let before = (1...target.columns.count).map(read.value)
                 _ = try image.translated(before, key: key)      // throws for a corrupt geometry
                 try image.keep(key: key, before, on: connection)
             }
         }
+        try image.setRows(&rows)
+        return image
+    }
+
+    /// Takes `rows` (in any order; sorted here) as the image's keys and before digests, and
+    /// their after digests when every one is known (otherwise `finish` reads them).
+    ///
+    /// - Throws: `JournalError.unsupportedBulkChange` when a key comes twice.
+    func setRows(_ rows: inout [(key: Int64, before: UInt64, after: UInt64?)]) throws {
         rows.sort { $0.key < $1.key }
         var keys = KeyRanges()
-        var digests = BlockDigests()
-        for row in rows {
+        var before = BlockDigests(), after = BlockDigests()
+        var afterKnown = true
+        for (index, row) in rows.enumerated() {
+            if index > 0, rows[index - 1].key == row.key {
+                throw JournalError.unsupportedBulkChange(table: table, reason: "its row \(row.key) was reported twice")
+            }
             keys.append(row.key)
-            digests.add(row.digest)
+            before.add(row.before)
+            if let digest = row.after { after.add(digest) } else { afterKnown = false }
         }
-        image.keys = keys
-        image.beforeDigests = digests.finish()
-        return image
+        self.keys = keys
+        beforeDigests = before.finish()
+        afterDigests = afterKnown && !rows.isEmpty ? after.finish() : []
     }
 
     /// Whether the row `statement` is on (its key, then the declared columns) comes back bit for
