@@ -14,8 +14,8 @@ enum TranslateCommand: Command {
         Moves every selected feature by DX, DY (in the table's CRS units) and regenerates its
         annotation (placement by the rules on the moved geometry; hand-placed annotation moves
         by the same vector), keeping the spatial indexes exact, as one transaction and one
-        journal entry ('annolink undo' reverts it). Features stream through one at a time, so
-        memory stays flat for millions of features; progress is shown on a terminal. Killed
+        journal entry ('annolink undo' reverts it). SQLite streams the rows through the move,
+        so memory stays flat for millions of features; progress is shown on a terminal. Killed
         part-way, the file is as it was.
 
         selection (exactly one):
