@@ -62,15 +62,25 @@ enum InfoCommand: Command {
         for c in try package.annotationClasses() where only == nil || selected.contains(c.annotationTable.lowercased()) || selected.contains(c.originTable.lowercased()) {
             let annotationCount = try package.connection.scalarInt(
                 "SELECT count(*) FROM \(quoteIdentifier(c.annotationTable)) WHERE AnnotationClassID = ?", [.integer(c.classID)]) ?? 0
-            var originSQL = "SELECT count(*) FROM \(quoteIdentifier(c.originTable))"
-            if let clause = c.whereClause { originSQL += " WHERE \(clause)" }
-            let originCount = try package.connection.scalarInt(originSQL) ?? 0
+            // A stored where clause is checked before it runs; one that is refused is reported
+            // for its class (no count) rather than stopping `info` for the whole file.
+            var originCount: Any = NSNull()
+            var whereClauseProblem: Any = NSNull()
+            do {
+                var originSQL = "SELECT count(*) FROM \(quoteIdentifier(c.originTable))"
+                if let clause = c.whereClause, !clause.allSatisfy(\.isWhitespace) {
+                    originSQL += " WHERE \(try package.connection.condition(clause, on: c.originTable).sql)"
+                }
+                originCount = try package.connection.scalarInt(originSQL) ?? 0
+            } catch let refusal as SQLCondition.Refusal {
+                whereClauseProblem = "the where clause \(refusal)"
+            }
             classes.append([
                 "annotationTable": c.annotationTable, "classID": c.classID, "name": c.name, "originTable": c.originTable,
                 "whereClause": c.whereClause ?? NSNull(), "expression": c.expression, "fontName": c.fontName,
                 "fontSize": c.fontSize, "referenceScale": c.referenceScale, "placement": c.placement.rawValue,
                 "placementOffset": c.placementOffset, "autoCreate": c.autoCreate, "updateOnShapeChange": c.updateOnShapeChange,
-                "annotationCount": annotationCount, "originCount": originCount,
+                "annotationCount": annotationCount, "originCount": originCount, "whereClauseProblem": whereClauseProblem,
             ])
         }
 
@@ -93,8 +103,12 @@ enum InfoCommand: Command {
             Output.line("  \(c["annotationTable"]!) class \(c["classID"]!) '\(c["name"]!)': labels \(c["originTable"]!)\(whereText)")
             Output.line("    expression \(c["expression"]!)")
             Output.line("    \(c["fontName"]!) \(c["fontSize"]!) pt at 1:\(Int(c["referenceScale"] as! Double)), \(c["placement"]!) placement, offset \(c["placementOffset"]!) pt")
-            let annotationCount = c["annotationCount"] as! Int64, originCount = c["originCount"] as! Int64
-            Output.line("    \(annotationCount) annotation rows for \(originCount) origin features")
+            let annotationCount = c["annotationCount"] as! Int64
+            if let originCount = c["originCount"] as? Int64 {
+                Output.line("    \(annotationCount) annotation rows for \(originCount) origin features")
+            } else {
+                Output.line("    \(annotationCount) annotation rows; \(c["whereClauseProblem"]!)")
+            }
         }
         return .success
     }

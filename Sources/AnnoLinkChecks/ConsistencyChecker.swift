@@ -181,7 +181,6 @@ public final class ConsistencyChecker {
                 guard group.classes.count < 63 else {
                     throw StoreError.invalidData("\(group.annotation.name) has \(group.classes.count) classes labelling \(group.origin.name); a check handles at most 62")
                 }
-                for c in group.classes { try validateWhereClause(c, origin: group.origin) }
                 plan.groups.append(group)
                 if !plan.originTables.contains(group.origin) { plan.originTables.append(group.origin) }
             }
@@ -193,24 +192,10 @@ public final class ConsistencyChecker {
         return plan
     }
 
-    /// Refuses a where clause that does not compile on its own origin table, or writes: the
-    /// check evaluates it inside larger statements, where a mistake would be harder to name.
-    func validateWhereClause(_ c: CompiledClass, origin: FeatureTable) throws {
-        guard let clause = Self.whereClause(c) else { return }
-        do {
-            let statement = try connection.prepareUncached("SELECT 1 FROM \(quoteIdentifier(origin.name)) WHERE (\(clause))")
-            guard statement.isReadOnly else {
-                throw AnnotationError.whereClause(annotationTable: c.definition.annotationTable, classID: c.definition.classID, message: "it must only read")
-            }
-        } catch let error as SQLiteError {
-            throw AnnotationError.whereClause(annotationTable: c.definition.annotationTable, classID: c.definition.classID, message: error.message)
-        }
-    }
-
-    /// The class's where clause, nil when it has none (or only blanks).
+    /// The class's checked where clause (see `CompiledClass.condition`), ready to embed; nil
+    /// when it has none.
     static func whereClause(_ c: CompiledClass) -> String? {
-        guard let clause = c.definition.whereClause, !clause.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        return clause
+        c.condition?.sql
     }
 
     /// An SQL expression on the origin table's columns (unqualified, as the where clauses are
@@ -220,7 +205,7 @@ public final class ConsistencyChecker {
         guard classes.contains(where: { whereClause($0) != nil }) else { return nil }
         return classes.enumerated().map { i, c in
             let bit = Int64(1) << Int64(i)
-            return whereClause(c).map { "(CASE WHEN (\($0)) THEN \(bit) ELSE 0 END)" } ?? "\(bit)"
+            return whereClause(c).map { "(CASE WHEN \($0) THEN \(bit) ELSE 0 END)" } ?? "\(bit)"
         }.joined(separator: " + ")
     }
 

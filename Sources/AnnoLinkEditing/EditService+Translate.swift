@@ -131,17 +131,15 @@ extension EditService {
                   AND ST_MinX(\(g)) >= ?1 AND ST_MinY(\(g)) >= ?2 AND ST_MaxX(\(g)) <= ?3 AND ST_MaxY(\(g)) <= ?4
                 """, [.real(box.minX), .real(box.minY), .real(box.maxX), .real(box.maxY)])
         case .condition(let clause):
-            let sql = "SELECT \(pk) FROM \(t) WHERE (\(clause))"
-            let statement: Statement
+            let condition: SQLCondition
             do {
-                statement = try connection.prepareUncached(sql)
-            } catch let error as SQLiteError {
-                throw EditError.invalidSelection("the where clause does not compile: \(error.message)")
+                condition = try connection.condition(clause, on: table.name)
+            } catch let refusal as SQLCondition.Refusal {
+                throw EditError.invalidSelection("the where clause \(refusal)")
             }
-            guard statement.isReadOnly else { throw EditError.invalidSelection("the where clause must only read") }
-            // Checked as a SELECT of its own above; copied in one statement rather than a row at
-            // a time (the copy was a tenth of a million-row move's instructions).
-            let copy = try connection.prepareUncached("INSERT INTO temp.annolink_selection (fid) \(sql)")
+            // Copied in one statement rather than a row at a time (the copy was a tenth of a
+            // million-row move's instructions).
+            let copy = try connection.prepareUncached("INSERT INTO temp.annolink_selection (fid) SELECT \(pk) FROM \(t) WHERE \(condition.sql)")
             while try copy.step() {}
         }
     }

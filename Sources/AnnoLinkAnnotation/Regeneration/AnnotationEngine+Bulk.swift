@@ -35,8 +35,7 @@ extension AnnotationEngine {
         let annotationTable = try package.featureTable(d.annotationTable)
         var summary = RegenerationSummary()
         var rows: [AnnotationRow] = []
-        let clause = d.whereClause.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : "(\($0))" }
-        try package.forEachFeature(origin, where: clause, fields: compiled.expression.referencedFields) { feature in
+        try package.forEachFeature(origin, where: compiled.condition?.sql, fields: compiled.expression.referencedFields) { feature in
             summary.features += 1
             // A feature without geometry has nowhere to put its label: it gets none.
             guard let geometry = feature.geometry, !geometry.isEmpty else {

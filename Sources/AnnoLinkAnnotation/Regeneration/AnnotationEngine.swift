@@ -97,11 +97,21 @@ public final class AnnotationEngine {
         }
         let annotationTable = try package.featureTable(definition.annotationTable)
         let originTable = try package.featureTable(definition.originTable)
+        // A where clause stored in a file is input from anyone: checked here, once, and only the
+        // checked condition is ever pasted into SQL.
+        var condition: SQLCondition?
+        if let clause = definition.whereClause, !clause.allSatisfy(\.isWhitespace) {
+            do {
+                condition = try package.connection.condition(clause, on: originTable.name)
+            } catch let refusal as SQLCondition.Refusal {
+                throw AnnotationError.whereClause(annotationTable: definition.annotationTable, classID: definition.classID, message: refusal.description)
+            }
+        }
         guard let annotationUnit = try metresPerUnit(annotationTable.srsID) else {
             throw AnnotationError.noLinearUnit(table: annotationTable.name, srsID: annotationTable.srsID)
         }
         return CompiledClass(
-            definition: definition, expression: expression, metrics: try metrics(definition.fontName),
+            definition: definition, expression: expression, condition: condition, metrics: try metrics(definition.fontName),
             mapUnitsPerPoint: PlacementRules.mapUnitsPerPoint(referenceScale: definition.referenceScale, metresPerUnit: annotationUnit),
             originMetresPerUnit: try metresPerUnit(originTable.srsID))
     }
@@ -155,9 +165,9 @@ public final class AnnotationEngine {
 
     /// Whether the class's where clause selects feature `fid` of its origin table.
     public func selects(_ compiled: CompiledClass, fid: Int64) throws -> Bool {
-        guard let clause = compiled.definition.whereClause, !clause.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
+        guard let condition = compiled.condition else { return true }
         let origin = try package.featureTable(compiled.definition.originTable)
-        let sql = "SELECT count(*) FROM \(quoteIdentifier(origin.name)) WHERE \(quoteIdentifier(origin.primaryKey)) = ? AND (\(clause))"
+        let sql = "SELECT count(*) FROM \(quoteIdentifier(origin.name)) WHERE \(quoteIdentifier(origin.primaryKey)) = ? AND \(condition.sql)"
         do {
             return try package.connection.scalarInt(sql, [.integer(fid)]) == 1
         } catch let error as SQLiteError {

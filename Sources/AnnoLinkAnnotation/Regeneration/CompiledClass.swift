@@ -5,6 +5,9 @@ import AnnoLinkStore
 public struct CompiledClass {
     public let definition: AnnotationClass
     public let expression: LabelExpression
+    /// The class's where clause, checked as one read-only condition on the origin table; nil
+    /// when the class labels every feature.
+    public let condition: SQLCondition?
     public let metrics: TextMetrics
     /// Map units (of the annotation table's CRS) per point of text at the reference scale.
     public let mapUnitsPerPoint: Double

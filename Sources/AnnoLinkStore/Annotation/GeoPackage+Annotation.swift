@@ -51,12 +51,21 @@ extension GeoPackage {
 
     /// Adds or replaces a class in the registry.
     ///
-    /// - Throws: `StoreError.unknownTable` when the annotation or origin table does not exist.
+    /// - Throws: `StoreError.unknownTable` when the annotation or origin table does not exist,
+    ///   `.invalidWhereClause` when the where clause is not one read-only condition on the
+    ///   origin table (`Connection.condition(_:on:)`).
     public func saveAnnotationClass(_ c: AnnotationClass) throws {
         try connection.write {
             try createAnnotationRegistry()
             _ = try featureTable(c.annotationTable)
-            _ = try featureTable(c.originTable)
+            let origin = try featureTable(c.originTable)
+            if let clause = c.whereClause, !clause.allSatisfy(\.isWhitespace) {
+                do {
+                    _ = try connection.condition(clause, on: origin.name)
+                } catch let refusal as SQLCondition.Refusal {
+                    throw StoreError.invalidWhereClause(clause, reason: refusal.description)
+                }
+            }
             try connection.run("""
                 INSERT OR REPLACE INTO annolink_annotation_classes
                 (annotation_table, class_id, name, origin_table, where_clause, expression, font_name, font_size,

@@ -24,7 +24,11 @@ public final class Connection {
     private var statementCache: [String: Statement] = [:]
 
     /// Opens `path`. For writable connections `journalMode` (WAL unless told otherwise; nil
-    /// leaves the file's own) is requested and the answer checked; a 5-second busy timeout and extended result codes are set.
+    /// leaves the file's own) is requested and the answer checked; a 5-second busy timeout and
+    /// extended result codes are set. Every connection is hardened before the file's SQL runs:
+    /// `fts3_tokenizer()` cannot take pointers, defensive mode is on (`setDefensive(false)`
+    /// only around annolink's own shadow-table writes), and a read-only connection does not
+    /// trust the schema (a writer must: the R-tree triggers need it).
     ///
     /// - Throws: `SQLiteError` when the file cannot be opened, is not a database, or WAL cannot
     ///   be set.
@@ -46,6 +50,13 @@ public final class Connection {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        // Before any SQL of the file runs: a GeoPackage is input from anyone, and its schema,
+        // triggers and stored where clauses are SQL (see `annolink_sqlite_harden`). Writers
+        // must trust the schema: the GeoPackage R-tree triggers write an `rtree` virtual table,
+        // which Debian 12's SQLite 3.40 does not mark innocuous, so with an untrusted schema
+        // every feature write fails ("unsafe use of virtual table"). Readers distrust it.
+        let hardened = annolink_sqlite_harden(db, mode == .readOnly ? 0 : 1)
+        guard hardened == SQLITE_OK else { throw SQLiteError(code: hardened, message: "cannot configure the connection's safety settings") }
         // Reading the schema is the first thing that fails on a file that is not a database.
         try execute("SELECT count(*) FROM sqlite_master")
         if mode != .readOnly, let journalMode {

@@ -1,0 +1,198 @@
+import CSQLite
+
+/// A condition in SQL that came from outside the program — a class's where clause stored in a
+/// file, `translate --where`, a service's filter — checked to be one read-only expression on
+/// one table before annolink pastes it into a statement of its own.
+///
+/// The only way to get one is `Connection.condition(_:on:)`, so a statement that embeds a
+/// condition cannot embed an unchecked one. The check:
+/// - the text is one expression: its parentheses balance and never close the one around it,
+///   no `;`, no string, quoted name or comment left open (so `fid=1) OR (1=1`, `1) UNION …`
+///   and `1 --` are refused as text, before SQLite sees them);
+/// - compiled as `SELECT 1 FROM <table> WHERE (<text>)` under an SQLite authorizer that allows
+///   only reading `<table>` of the main database and calling the pure functions in
+///   `SQLCondition.allowedFunctions`; everything else — another table, a virtual table, a
+///   pragma, `fts3_tokenizer`, `load_extension`, a recursive CTE, a write — is refused by name.
+public struct SQLCondition: Hashable, Sendable {
+    /// The condition as given.
+    public let text: String
+    /// The table it was checked against, as the file spells it.
+    public let table: String
+
+    /// The condition ready to paste after `WHERE` or into an expression: parenthesised, the
+    /// closing parenthesis on a line of its own so that a trailing `--` comment cannot hide it.
+    public var sql: String { "(\(text)\n)" }
+
+    /// Core SQLite functions that only compute a value from their arguments: no I/O, no state,
+    /// no unbounded allocation (`zeroblob`, `randomblob` are left out), no pointers.
+    public static let allowedFunctions: Set<String> = [
+        "abs", "char", "coalesce", "format", "glob", "hex", "ifnull", "iif", "instr", "length", "like",
+        "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif", "printf", "quote", "replace", "round",
+        "rtrim", "sign", "substr", "substring", "trim", "typeof", "unicode", "unlikely", "upper",
+        "date", "time", "datetime", "julianday", "strftime", "unixepoch",
+        "count", "sum", "total", "avg", "group_concat",
+        "ceil", "ceiling", "floor", "trunc", "mod", "pow", "power", "sqrt", "exp", "ln", "log", "log10", "log2", "pi",
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "degrees", "radians",
+    ]
+
+    /// Why a condition was refused, in the user's words.
+    public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The text is not one expression (it escapes its parentheses, has a `;`, leaves a
+        /// string or comment open).
+        case notOneExpression(String)
+        /// The condition reads, writes or calls something it may not.
+        case notAllowed(String)
+        /// SQLite cannot compile it (unknown column, syntax error).
+        case doesNotCompile(String)
+
+        public var description: String {
+            switch self {
+            case .notOneExpression(let why): "is not one SQL expression: \(why)"
+            case .notAllowed(let why): "may only read its own table and call plain functions, but \(why)"
+            case .doesNotCompile(let message): "does not compile: \(message)"
+            }
+        }
+    }
+
+    fileprivate init(text: String, table: String) {
+        self.text = text
+        self.table = table
+    }
+
+    /// Scans `text` as SQL tokens and refuses what could end the expression early.
+    static func checkShape(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var depth = 0
+        var i = 0
+        func closing(_ quote: UInt8, from start: Int, what: String) throws -> Int {
+            var j = start + 1
+            while j < bytes.count {
+                if bytes[j] == quote {
+                    // A doubled quote is an escaped quote inside the string or name.
+                    if quote != UInt8(ascii: "]"), j + 1 < bytes.count, bytes[j + 1] == quote { j += 2; continue }
+                    return j
+                }
+                j += 1
+            }
+            throw Refusal.notOneExpression("\(what) is not closed")
+        }
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "'"): i = try closing(UInt8(ascii: "'"), from: i, what: "a string")
+            case UInt8(ascii: "\""): i = try closing(UInt8(ascii: "\""), from: i, what: "a quoted name")
+            case UInt8(ascii: "`"): i = try closing(UInt8(ascii: "`"), from: i, what: "a quoted name")
+            case UInt8(ascii: "["): i = try closing(UInt8(ascii: "]"), from: i, what: "a quoted name")
+            case UInt8(ascii: "-") where i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "-"):
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+            case UInt8(ascii: "/") where i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "*"):
+                var j = i + 2
+                while j + 1 < bytes.count, !(bytes[j] == UInt8(ascii: "*") && bytes[j + 1] == UInt8(ascii: "/")) { j += 1 }
+                guard j + 1 < bytes.count else { throw Refusal.notOneExpression("a comment is not closed") }
+                i = j + 1
+            case UInt8(ascii: "("): depth += 1
+            case UInt8(ascii: ")"):
+                depth -= 1
+                if depth < 0 { throw Refusal.notOneExpression("a ')' closes a parenthesis it did not open") }
+            case UInt8(ascii: ";"): throw Refusal.notOneExpression("';' ends a statement")
+            case 0: throw Refusal.notOneExpression("it holds a NUL character")
+            default: break
+            }
+            i += 1
+        }
+        if depth > 0 { throw Refusal.notOneExpression("a '(' is not closed") }
+        if text.allSatisfy(\.isWhitespace) { throw Refusal.notOneExpression("it is empty") }
+    }
+}
+
+extension Connection {
+    /// Checks `text` as a read-only condition on `table` (see `SQLCondition`) and returns it
+    /// ready to embed.
+    ///
+    /// - Throws: `SQLCondition.Refusal` saying why it was refused.
+    public func condition(_ text: String, on table: String) throws -> SQLCondition {
+        try SQLCondition.checkShape(text)
+        let sql = "SELECT 1 FROM \(quoteIdentifier(table)) WHERE (\(text)\n)"
+        let policy = ReadPolicy(table: table)
+        do {
+            _ = try withAuthorizer(policy) { try prepareUncached(sql) }
+        } catch let error as SQLiteError {
+            if let denied = policy.denied { throw SQLCondition.Refusal.notAllowed(denied) }
+            throw SQLCondition.Refusal.doesNotCompile(error.message)
+        }
+        return SQLCondition(text: text, table: table)
+    }
+
+    /// Runs `body` (which prepares statements) with `policy` as the connection's authorizer.
+    /// Wraps `sqlite3_set_authorizer`; the callback finds the policy through its user data.
+    private func withAuthorizer<T>(_ policy: ReadPolicy, _ body: () throws -> T) throws -> T {
+        let context = Unmanaged.passRetained(policy)
+        defer {
+            sqlite3_set_authorizer(handle, nil, nil)
+            context.release()
+        }
+        let rc = sqlite3_set_authorizer(handle, { userData, action, first, second, database, _ in
+            guard let userData else { return SQLITE_DENY }
+            let policy = Unmanaged<ReadPolicy>.fromOpaque(userData).takeUnretainedValue()
+            return policy.decide(action: action, first: first.map { String(cString: $0) }, second: second.map { String(cString: $0) },
+                                 database: database.map { String(cString: $0) })
+        }, context.toOpaque())
+        guard rc == SQLITE_OK else { throw lastError(code: rc) }
+        return try body()
+    }
+}
+
+/// What a condition's statement may do while it compiles, and the first thing it was refused.
+private final class ReadPolicy {
+    let table: String
+    private(set) var denied: String?
+
+    init(table: String) { self.table = table.lowercased() }
+
+    func decide(action: Int32, first: String?, second: String?, database: String?) -> Int32 {
+        switch action {
+        case SQLITE_SELECT:
+            return SQLITE_OK
+        case SQLITE_READ:
+            // SQLite names no database for the table-level read of a subquery's table.
+            if database == nil || database == "main", first?.lowercased() == table { return SQLITE_OK }
+            return deny("it reads table \(SQLIdentifierText.quoted(first ?? "?"))")
+        case SQLITE_FUNCTION:
+            if let name = second?.lowercased(), SQLCondition.allowedFunctions.contains(name) { return SQLITE_OK }
+            return deny("it calls \(second ?? "a function")(), which is not one of the allowed pure functions")
+        case SQLITE_RECURSIVE:
+            return deny("it uses a recursive common table expression")
+        case SQLITE_PRAGMA:
+            return deny("it runs a pragma (or reads a virtual table, which does)")
+        case SQLITE_ATTACH, SQLITE_DETACH:
+            return deny("it attaches a database")
+        default:
+            return deny("it does more than read (authorizer action \(action))")
+        }
+    }
+
+    private func deny(_ reason: String) -> Int32 {
+        if denied == nil { denied = reason }
+        return SQLITE_DENY
+    }
+}
+
+@available(*, unavailable)
+extension ReadPolicy: Sendable {}
+
+/// Names from a file, quoted for a message so that a newline or an escape sequence in them
+/// cannot reach the terminal as such.
+enum SQLIdentifierText {
+    static func quoted(_ name: String) -> String {
+        var result = "'"
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "'": result += "\\'"
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f || (0x80..<0xa0).contains(scalar.value):
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "'"
+    }
+}

@@ -1,0 +1,112 @@
+import AnnoLinkStore
+import Foundation
+import Testing
+
+/// The one guard for SQL that comes from a file or a user (issue 16, D1 and D9): a condition is
+/// one read-only expression on one table, calling pure functions only.
+@Suite("SQL conditions from outside")
+struct SQLConditionTests {
+    /// A database with a table `t` (the condition's own), another table and an FTS3 table.
+    static func database() throws -> (Connection, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-condition-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let connection = try Connection(path: directory.appendingPathComponent("c.sqlite").path, mode: .create)
+        try connection.execute("""
+            CREATE TABLE t (fid INTEGER PRIMARY KEY, name TEXT, Length REAL);
+            INSERT INTO t VALUES (1, 'ELMWOOD', 50), (2, 'O''BRIEN', 150);
+            CREATE TABLE other (secret TEXT);
+            CREATE VIRTUAL TABLE ftsv USING fts3(c, tokenize=simple);
+            """)
+        return (connection, directory)
+    }
+
+    @Test("plain conditions on the table's own columns pass and select what they say", arguments: [
+        ("Length > 100", 1), ("name = 'O''BRIEN'", 1), ("upper(name) LIKE 'E%' AND Length < 100", 1),
+        ("fid IN (SELECT fid FROM t WHERE Length > 10)", 2), ("Length > 100 -- a trailing comment", 1),
+        ("round(Length / 3, 1) >= 16.7 /* block */", 2), ("coalesce(name, '') <> ''", 2), ("\"name\" = [name]", 2),
+    ])
+    func accepted(clause: String, count: Int64) throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let condition = try connection.condition(clause, on: "t")
+        #expect(try connection.scalarInt("SELECT count(*) FROM t WHERE \(condition.sql)") == count)
+    }
+
+    @Test("text that would end the expression early is refused before SQLite sees it", arguments: [
+        "fid=1) OR (1=1", "1) UNION SELECT secret FROM other WHERE (1", "1; DROP TABLE t", "name = 'open", "(1 = 1",
+        "1 = 1 /* open", "   ", "\"open = 1",
+    ])
+    func notOneExpression(clause: String) throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect {
+            try connection.condition(clause, on: "t")
+        } throws: { error in
+            guard case SQLCondition.Refusal.notOneExpression = error else { return false }
+            return true
+        }
+    }
+
+    @Test("reading another table, a virtual table or the schema, and impure functions are refused by name", arguments: [
+        ("fts3_tokenizer('simple', X'efbeadde00000000') IS NOT NULL", "fts3_tokenizer"),
+        // A virtual table runs a pragma when it is first connected, before it is read.
+        ("EXISTS (SELECT 1 FROM ftsv) OR fid < 0", "'ftsv'|pragma"),
+        ("EXISTS (SELECT 1 FROM other)", "'other'"),
+        ("(SELECT count(*) FROM sqlite_master) > 0", "'sqlite_master'"),
+        ("load_extension('/tmp/x.so') IS NULL", "load_extension"),
+        ("randomblob(100000000) IS NOT NULL", "randomblob"),
+        ("zeroblob(1000000000) IS NOT NULL", "zeroblob"),
+        ("EXISTS (SELECT 1 FROM pragma_table_info('t'))", "more than read"),
+        ("fid IN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)", "recursive"),
+    ])
+    func notAllowed(clause: String, named: String) throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect {
+            try connection.condition(clause, on: "t")
+        } throws: { error in
+            guard case SQLCondition.Refusal.notAllowed(let why) = error else { return false }
+            return named.split(separator: "|").contains { why.contains($0) }
+        }
+    }
+
+    @Test("a condition that does not compile says SQLite's reason")
+    func doesNotCompile() throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect {
+            try connection.condition("no_such_column = 1", on: "t")
+        } throws: { error in
+            guard case SQLCondition.Refusal.doesNotCompile(let message) = error else { return false }
+            return message.contains("no_such_column")
+        }
+    }
+
+    @Test("the authorizer is gone after a check: annolink's own SQL runs as before")
+    func authorizerRemoved() throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: SQLCondition.Refusal.self) { try connection.condition("EXISTS (SELECT 1 FROM other)", on: "t") }
+        #expect(try connection.scalarInt("SELECT count(*) FROM other") == 0)
+        try connection.execute("INSERT INTO other VALUES ('x')")
+    }
+
+    @Test("every connection is hardened: no pointer through fts3_tokenizer, defensive mode, untrusted schema for readers")
+    func hardenedConnection() throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try connection.isDefensive())
+        // Debian's SQLite has the two-argument form compiled in; off, it refuses instead of
+        // storing the pointer the blob holds.
+        #expect(throws: SQLiteError.self) {
+            try connection.scalarText("SELECT fts3_tokenizer('simple', X'efbeadde00000000')")
+        }
+        try connection.execute("""
+            CREATE TABLE log (x); CREATE VIEW v AS SELECT fts3_tokenizer('simple') AS p;
+            """)
+        let reader = try Connection(path: connection.path, mode: .readOnly)
+        #expect(try reader.isDefensive())
+        // An untrusted schema: a view may not call a function that is not innocuous.
+        #expect(throws: SQLiteError.self) { try reader.scalarText("SELECT p FROM v") }
+    }
+}
