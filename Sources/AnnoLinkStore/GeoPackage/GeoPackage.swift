@@ -30,7 +30,9 @@ public final class GeoPackage {
     public init(path: String, readOnly: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missingFile(path: path) }
         do {
-            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite)
+            // The journal mode stays as the file has it (GDAL writes rollback-journal files);
+            // files annolink creates are WAL from the start (`create`).
+            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite, journalMode: nil)
         } catch let error as SQLiteError where error.isNotADatabase {
             throw StoreError.notAGeoPackage(path: path, reason: "not a SQLite database")
         }

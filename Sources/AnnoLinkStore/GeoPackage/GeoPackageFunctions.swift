@@ -2,7 +2,9 @@ import AnnoLinkGeometry
 import CSQLite
 
 /// The SQL functions the GeoPackage R-tree triggers call: `ST_IsEmpty`, `ST_MinX`, `ST_MaxX`,
-/// `ST_MinY`, `ST_MaxY`, each taking a GeoPackage geometry blob; and `annolink_translate(blob,
+/// `ST_MinY`, `ST_MaxY`, each taking a GeoPackage geometry blob; `annolink_has_geometry(blob)`,
+/// 1 for a readable non-empty geometry, 0 for an empty one and NULL for NULL or a blob that
+/// cannot be read (never an error: `check` counts with it and reports such rows itself); and `annolink_translate(blob,
 /// dx, dy)`, the blob moved by (dx, dy) in its CRS units (envelope too), which undo and redo
 /// of a bulk move use.
 ///
@@ -12,7 +14,7 @@ import CSQLite
 /// geometry is never indexed silently.
 enum GeoPackageFunctions {
     private enum Function: Int {
-        case isEmpty, minX, maxX, minY, maxY
+        case isEmpty, minX, maxX, minY, maxY, hasGeometry
 
         var sqlName: String {
             switch self {
@@ -21,13 +23,14 @@ enum GeoPackageFunctions {
             case .maxX: "ST_MaxX"
             case .minY: "ST_MinY"
             case .maxY: "ST_MaxY"
+            case .hasGeometry: "annolink_has_geometry"
             }
         }
     }
 
     /// Registers the five functions on `connection`.
     static func register(on connection: Connection) throws {
-        for function in [Function.isEmpty, .minX, .maxX, .minY, .maxY] {
+        for function in [Function.isEmpty, .minX, .maxX, .minY, .maxY, .hasGeometry] {
             // The function's identity travels in the user-data pointer, so one non-capturing C
             // callback serves all five.
             let userData = UnsafeMutableRawPointer(bitPattern: function.rawValue + 1)
@@ -50,8 +53,15 @@ enum GeoPackageFunctions {
     }
 
     private static func translate(context: OpaquePointer, blob argument: OpaquePointer?, dx: OpaquePointer?, dy: OpaquePointer?) {
-        guard sqlite3_value_type(argument) == SQLITE_BLOB else {
+        switch sqlite3_value_type(argument) {
+        case SQLITE_BLOB: break
+        case SQLITE_NULL:
             sqlite3_result_null(context)
+            return
+        default:
+            // Moving a text or a number would have to write NULL or the value unchanged; both
+            // would report a move that did not happen.
+            sqlite3_result_error(context, "annolink_translate: a geometry column holds a value that is not a GeoPackage geometry blob", -1)
             return
         }
         let count = Int(sqlite3_value_bytes(argument))
@@ -78,8 +88,8 @@ enum GeoPackageFunctions {
         let blob = UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count)
         do {
             let header = try GeoPackageBinaryHeader.read(from: blob)
-            if function == .isEmpty {
-                sqlite3_result_int(context, header.isEmpty ? 1 : 0)
+            if function == .isEmpty || function == .hasGeometry {
+                sqlite3_result_int(context, header.isEmpty == (function == .isEmpty) ? 1 : 0)
                 return
             }
             guard let envelope = try header.envelopeOrComputed(in: blob) else {
@@ -91,9 +101,11 @@ enum GeoPackageFunctions {
             case .maxX: envelope.maxX
             case .minY: envelope.minY
             case .maxY: envelope.maxY
-            case .isEmpty: 0.0
+            case .isEmpty, .hasGeometry: 0.0
             }
             sqlite3_result_double(context, value)
+        } catch where function == .hasGeometry {
+            sqlite3_result_null(context)
         } catch {
             sqlite3_result_error(context, "\(function.sqlName): \(error)", -1)
         }

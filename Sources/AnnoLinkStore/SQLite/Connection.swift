@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// One open SQLite database file: the only owner of its `sqlite3 *` handle.
 ///
@@ -9,7 +10,8 @@ import CSQLite
 public final class Connection {
     /// How the file is opened.
     public enum Mode: Sendable {
-        /// Read only: the file must exist; nothing can be written.
+        /// Read only: the file must exist; nothing can be written (`query_only`, or a read-only
+        /// open where the file cannot be written; see `openForReading`).
         case readOnly
         /// Read and write: the file must exist.
         case readWrite
@@ -33,21 +35,16 @@ public final class Connection {
     /// - Throws: `SQLiteError` when the file cannot be opened, is not a database, or WAL cannot
     ///   be set.
     public init(path: String, mode: Mode = .readWrite, journalMode: String? = "WAL", busyTimeoutMilliseconds: Int32 = 5000) throws {
-        var db: OpaquePointer?
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
-        case .readOnly: flags |= SQLITE_OPEN_READONLY
-        case .readWrite: flags |= SQLITE_OPEN_READWRITE
-        case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnly:
+            self.database = try Self.openForReading(path)
+        case .readWrite:
+            self.database = try Self.open(path, flags: SQLITE_OPEN_READWRITE)
+        case .create:
+            self.database = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         }
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: message)
-        }
-        self.database = Database(pointer: db)
         self.path = path
+        let db = database.pointer
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         // Before any SQL of the file runs: a GeoPackage is input from anyone, and its schema,
@@ -57,6 +54,9 @@ public final class Connection {
         // every feature write fails ("unsafe use of virtual table"). Readers distrust it.
         let hardened = annolink_sqlite_harden(db, mode == .readOnly ? 0 : 1)
         guard hardened == SQLITE_OK else { throw SQLiteError(code: hardened, message: "cannot configure the connection's safety settings") }
+        if mode == .readOnly, sqlite3_db_readonly(db, "main") == 0 {
+            try execute("PRAGMA query_only = ON")
+        }
         // Reading the schema is the first thing that fails on a file that is not a database.
         try execute("SELECT count(*) FROM sqlite_master")
         if mode != .readOnly, let journalMode {
@@ -65,6 +65,53 @@ public final class Connection {
                 throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to \(journalMode) journaling (got \(journal ?? "nothing"))")
             }
         }
+    }
+
+    /// Opens `path` with `flags`. Wraps `sqlite3_open_v2`.
+    private static func open(_ path: String, flags: Int32) throws -> Database {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message)
+        }
+        return Database(pointer: db)
+    }
+
+    /// Opens `path` for a command that only reads.
+    ///
+    /// Where the file and its folder can be written, it is opened for writing with
+    /// `query_only` on: a reader that cannot write leaves a WAL file's `-wal` and `-shm`
+    /// behind, because only a connection that can write removes them when it closes. Where
+    /// they cannot (a read-only folder or medium), it is opened read-only, and when SQLite
+    /// cannot open a WAL file that way (it needs a `-shm` it cannot create), as immutable —
+    /// as GDAL does; the file is then read as it stands, without a `-wal` it cannot see.
+    private static func openForReading(_ path: String) throws -> Database {
+        let folder = (path as NSString).deletingLastPathComponent
+        if access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0 {
+            return try open(path, flags: SQLITE_OPEN_READWRITE)
+        }
+        let readOnly = try open(path, flags: SQLITE_OPEN_READONLY)
+        if sqlite3_exec(readOnly.pointer, "SELECT count(*) FROM sqlite_master", nil, nil, nil) == SQLITE_OK {
+            return readOnly
+        }
+        return try open(immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+    }
+
+    /// `file:` URI for `path` with `immutable=1`; `%`, `?` and `#` escaped as RFC 3986 says.
+    static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var uri = "file:"
+        for character in absolute {
+            switch character {
+            case "%": uri += "%25"
+            case "?": uri += "%3F"
+            case "#": uri += "%23"
+            default: uri.append(character)
+            }
+        }
+        return uri + "?immutable=1"
     }
 
     /// The last error on this connection, with `sql` attached.

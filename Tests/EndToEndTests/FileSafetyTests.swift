@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// What annolink leaves of a file it was only asked to read, or refused to change (issue 16,
+/// D4, D6, D7, D8 and D11's leftover files): nothing but what it was asked to do.
+@Suite("files left as found, end to end")
+struct FileSafetyTests {
+    func sample(_ name: String, parcels: Int = 10) throws -> String {
+        let path = try Harness.temporaryDirectory().appendingPathComponent(name).path
+        #expect(try Harness.annolink("sample", path, "--parcels", String(parcels)).status == 0)
+        return path
+    }
+
+    /// Writes with GDAL's SQLite dialect, whose ST_ functions serve the R-tree triggers.
+    func gdalSQL(_ path: String, _ sql: String) throws {
+        let result = try Harness.run("/usr/bin/ogrinfo", ["-q", path, "-dialect", "SQLite", "-sql", sql])
+        #expect(result.status == 0 && !result.stderr.contains("ERROR"), "\(sql): \(result.stderr)")
+    }
+
+    func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    @Test("D4: a damaged geometry header is one invalid-geometry problem; the check goes on")
+    func damagedHeader() throws {
+        let path = try sample("d4.gpkg")
+        try gdalSQL(path, "UPDATE address_points SET geom = CAST(X'5858' || substr(geom, 3) AS BLOB) WHERE fid = 2")
+        try gdalSQL(path, "UPDATE parcel_lines_anno SET TextString = 'WRONG' WHERE fid = 1")
+        let result = try Harness.annolink("check", path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("invalid-geometry address_points fid 2: its geometry cannot be read"), "\(result.stdout)")
+        // The rest of the file was checked too.
+        #expect(result.stdout.contains("stale-text"), "\(result.stdout)")
+    }
+
+    @Test("D6: refused commands and dry runs leave a rollback-journal file's bytes and journal mode as found")
+    func gdalFileUntouched() throws {
+        let directory = try Harness.temporaryDirectory()
+        let path = directory.appendingPathComponent("gdal.gpkg").path
+        let made = try Harness.run("/usr/bin/ogr2ogr", ["-f", "GPKG", path, Fixture.helsinki])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try Harness.sqlite(path, "PRAGMA journal_mode") == "delete")
+        let before = try bytes(path)
+        for arguments in [
+            ["set", path, "nosuch", "1", "a=1"], ["set", path, "address_points", "999999", "street=X"],
+            ["set", path, "address_points", "1", "house_number=many"], ["move", path, "address_points", "999999", "--to", "1,2"],
+            ["translate", path, "address_points", "--fids", "1,2", "--by", "1,1", "--dry-run"], ["info", path], ["check", path],
+            ["show", path, "address_points", "1"], ["log", path],
+        ] {
+            _ = try Harness.annolink(arguments)
+            #expect(try bytes(path) == before, "\(arguments[0]) changed the file")
+            #expect(try Harness.sqlite(path, "PRAGMA journal_mode") == "delete", "\(arguments[0]) changed the journal mode")
+        }
+        // An edit keeps the file's journal mode too.
+        #expect(try Harness.annolink("set", path, "address_points", "1", "street=X").status == 0)
+        #expect(try Harness.sqlite(path, "PRAGMA journal_mode") == "delete")
+        let empty = directory.appendingPathComponent("empty.gpkg").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(try Harness.annolink("set", empty, "t", "1", "a=1").status == 65)
+        #expect(try bytes(empty).isEmpty)
+    }
+
+    @Test("D11: read-only commands leave no -wal or -shm beside a WAL file")
+    func noLeftovers() throws {
+        let path = try sample("w.gpkg")
+        for arguments in [["info", path], ["check", path], ["show", path, "address_points", "1"], ["log", path]] {
+            #expect(try Harness.annolink(arguments).status == 0, "\(arguments)")
+            for suffix in ["-wal", "-shm"] {
+                #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(arguments[0]) left \(suffix)")
+            }
+        }
+    }
+
+    @Test("D7: a WAL file on a read-only medium can be read by info, check, show and log")
+    func readOnlyMedium() throws {
+        let path = try sample("ro.gpkg")
+        let mount = try Harness.temporaryDirectory().appendingPathComponent("mnt").path
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let mounted = try Harness.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mount])
+        guard mounted.status == 0 else {
+            // Mounting needs root (CI runs as root); elsewhere there is no read-only medium to test on.
+            print("not tested here: cannot mount a tmpfs (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            return
+        }
+        defer { _ = try? Harness.run("/usr/bin/umount", [mount]) }
+        let inside = mount + "/ro.gpkg"
+        try FileManager.default.copyItem(atPath: path, toPath: inside)
+        #expect(try Harness.run("/usr/bin/mount", ["-o", "remount,ro", mount]).status == 0)
+        for arguments in [["info", inside], ["check", inside], ["show", inside, "address_points", "1"], ["log", inside]] {
+            let result = try Harness.annolink(arguments)
+            #expect(result.status == 0, "\(arguments[0]): \(result.stderr)")
+        }
+        let refused = try Harness.annolink("set", inside, "address_points", "1", "AD_ADDRESS=1")
+        #expect(refused.status == 74, "\(refused.stderr)")
+    }
+
+    @Test("D8: translate refuses a row whose geometry column holds text, and changes nothing")
+    func textGeometry() throws {
+        let path = try sample("d8.gpkg")
+        try gdalSQL(path, "UPDATE parcel_lines SET geom = 'hello' WHERE fid = 4")
+        let before = try Harness.dump(path, excluding: [])
+        let result = try Harness.annolink("translate", path, "parcel_lines", "--fids", "4,5", "--by", "1,1")
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("not a GeoPackage geometry blob"), "\(result.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+        #expect(try Harness.sqlite(path, "SELECT typeof(geom) FROM parcel_lines WHERE fid = 4") == "text")
+    }
+}
+
+/// The data sets the tests read.
+enum Fixture {
+    static var helsinki: String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let inRepository = root.appendingPathComponent("Fixtures/helsinki_address_points.gpkg").path
+        return FileManager.default.fileExists(atPath: inRepository) ? inRepository : root.appendingPathComponent("../shared/data/helsinki_address_points.gpkg").path
+    }
+}
