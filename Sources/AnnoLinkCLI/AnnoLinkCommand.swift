@@ -79,7 +79,7 @@ public enum AnnoLinkCommand {
         case let error as StoreError:
             switch error {
             case .missingFile: return (error.description, .noInput)
-            case .fileExists: return (error.description, .cannotCreate)
+            case .fileExists, .cannotCreate: return (error.description, .cannotCreate)
             default: return (error.description, .dataError)
             }
         case let error as SQLiteError:

@@ -58,6 +58,7 @@ struct Arguments {
     /// Removes and returns the next positional argument, or throws a usage error naming it.
     mutating func positional(_ name: String) throws -> String {
         guard let value = optionalPositional() else { throw CommandError.usage("missing \(name)") }
+        guard !value.isEmpty else { throw CommandError.usage("\(name) must not be empty") }
         return value
     }
 

@@ -46,8 +46,7 @@ enum ImportCommand: Command {
         }
 
         if try MobileGeodatabaseImporter.isMobileGeodatabase(source) {
-            let package = try createGeoPackage(at: destination)
-            let report = try removingOnFailure(destination) {
+            let report = try GeoPackage.build(at: destination) { package in
                 try MobileGeodatabaseImporter.run(source: source, into: package)
             }
             Output.line("imported \(sourcePath) into \(destination):")
@@ -64,12 +63,7 @@ enum ImportCommand: Command {
 
         // A GeoPackage: check it is one, then copy it page for page.
         _ = try GeoPackage(path: sourcePath, readOnly: true)
-        guard !FileManager.default.fileExists(atPath: destination) else { throw StoreError.fileExists(path: destination) }
-        let folder = (destination as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            throw CommandError("cannot create \(destination): the folder \(folder) does not exist", status: .cannotCreate)
-        }
-        try removingOnFailure(destination) { try source.backup(to: destination) }
+        try NewFile.write(destination) { temporary in try source.backup(to: temporary) }
         Output.line("copied GeoPackage \(sourcePath) to \(destination)")
         return .success
     }

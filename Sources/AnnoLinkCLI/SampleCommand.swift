@@ -39,9 +39,8 @@ enum SampleCommand: Command {
         try arguments.finish()
 
         let started = Date()
-        let package = try createGeoPackage(at: destination)
         let progress = Progress("parcels", total: parcels)
-        let summary = try removingOnFailure(destination) {
+        let summary = try GeoPackage.build(at: destination) { package in
             try package.addSpatialReferenceSystem(epsg: SampleGenerator.srsID)
             return try SampleWriter.write(SampleGenerator(parcels: parcels, seed: seed), into: package, progress: progress.update)
         }
@@ -50,27 +49,5 @@ enum SampleCommand: Command {
         for warning in summary.warnings { Output.diagnostic("warning: \(warning)") }
         Output.line("wrote \(destination): \(summary.addressPoints) address points, \(summary.parcelLines) parcel lines, \(summary.annotationRows) annotation rows in 2 classes (EPSG:2924) in \(String(format: "%.1f", seconds)) s")
         return .success
-    }
-}
-
-/// Creates a new GeoPackage at `path`, with a clear error when the folder is missing.
-func createGeoPackage(at path: String) throws -> GeoPackage {
-    let folder = (path as NSString).deletingLastPathComponent
-    if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-        throw CommandError("cannot create \(path): the folder \(folder) does not exist", status: .cannotCreate)
-    }
-    // Checked here, before removingOnFailure, so that a file already there is never removed.
-    guard !FileManager.default.fileExists(atPath: path) else { throw StoreError.fileExists(path: path) }
-    return try removingOnFailure(path) { try GeoPackage.create(path: path) }
-}
-
-/// Runs `body`, which fills the new file at `path`; when it throws, the half-made file (and its
-/// WAL and shared-memory files) are removed, so that a failed run leaves nothing behind.
-func removingOnFailure<T>(_ path: String, _ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        throw error
     }
 }

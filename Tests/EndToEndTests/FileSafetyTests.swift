@@ -103,6 +103,59 @@ struct FileSafetyTests {
         #expect(try Harness.dump(path, excluding: []) == before)
         #expect(try Harness.sqlite(path, "SELECT typeof(geom) FROM parcel_lines WHERE fid = 4") == "text")
     }
+
+    @Test("D3: sample and import stopped part-way leave no file under the output's name", arguments: [SIGINT, SIGTERM, SIGHUP, SIGKILL])
+    func interruptedOutput(signal: Int32) throws {
+        let directory = try Harness.temporaryDirectory()
+        let path = directory.appendingPathComponent("big.gpkg").path
+        var stoppedPartWay = false
+        for delay in [0.2, 0.05, 0.0] {
+            let process = Process()
+            // The test runner ignores SIGINT, SIGTERM and SIGHUP, and a child inherits that:
+            // env(1) gives the signals their default action again, as at a terminal.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["--default-signal=INT,TERM,HUP", Harness.binary, "sample", path, "--parcels", "200000"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Once the temporary file exists the data is being written: stop it then, after
+            // `delay` more.
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < deadline,
+                  !(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains { $0.hasPrefix(".big.gpkg.annolink-") }) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            Thread.sleep(forTimeInterval: delay)
+            if process.isRunning {
+                kill(process.processIdentifier, signal)
+                stoppedPartWay = true
+            }
+            process.waitUntilExit()
+            if stoppedPartWay {
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
+                break
+            }
+            try FileManager.default.removeItem(atPath: path)
+        }
+        #expect(stoppedPartWay, "sample finished before it could be stopped")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        if signal == SIGKILL {
+            // Nothing can run after SIGKILL: the hidden temporary file stays, named as such.
+            #expect(left.allSatisfy { $0.hasPrefix(".big.gpkg.annolink-") }, "\(left)")
+        } else {
+            #expect(left.isEmpty, "\(left)")
+        }
+        // A complete run afterwards is not hindered by what was left.
+        #expect(try Harness.annolink("sample", path, "--parcels", "10").status == 0)
+    }
+
+    @Test("D11: an empty output name is a usage error")
+    func emptyName() throws {
+        let result = try Harness.annolink("sample", "")
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderrLines.first == "error: DEST.gpkg must not be empty")
+    }
 }
 
 /// The data sets the tests read.

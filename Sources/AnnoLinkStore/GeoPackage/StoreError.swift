@@ -6,6 +6,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case notAGeoPackage(path: String, reason: String)
     /// A file is already there and would be overwritten.
     case fileExists(path: String)
+    /// A new file cannot be made there (no such folder, no name, the system refused).
+    case cannotCreate(path: String, reason: String)
     /// No feature table of that name.
     case unknownTable(String)
     /// The table exists already.
@@ -34,6 +36,7 @@ extension StoreError: CustomStringConvertible {
         case .missingFile(let path): "no such file: \(path)"
         case .notAGeoPackage(let path, let reason): "\(path) is not a GeoPackage: \(reason)"
         case .fileExists(let path): "\(path) exists already; remove it or choose another name"
+        case .cannotCreate(let path, let reason): "cannot create \(path): \(reason)"
         case .unknownTable(let name): "no feature table named '\(name)'"
         case .tableExists(let name): "a table named '\(name)' exists already"
         case .unknownColumn(let table, let column): "table '\(table)' has no column '\(column)'"
