@@ -158,11 +158,15 @@ struct FileSafetyTests {
     }
 }
 
-/// The data sets the tests read.
+/// The data sets the tests read: from the repository's Fixtures/, or ../shared/data until
+/// they are there.
 enum Fixture {
-    static var helsinki: String {
+    static func path(_ name: String) -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let inRepository = root.appendingPathComponent("Fixtures/helsinki_address_points.gpkg").path
-        return FileManager.default.fileExists(atPath: inRepository) ? inRepository : root.appendingPathComponent("../shared/data/helsinki_address_points.gpkg").path
+        let inRepository = root.appendingPathComponent("Fixtures/\(name)").path
+        return FileManager.default.fileExists(atPath: inRepository) ? inRepository : root.appendingPathComponent("../shared/data/\(name)").path
     }
+
+    static var helsinki: String { path("helsinki_address_points.gpkg") }
+    static var loudoun: String { path("loudoun_anno.geodatabase") }
 }

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+/// Faults injected at every write (issue 16): the real `annolink` binary runs with a VFS shim
+/// (Tests/FaultInjection/faultvfs.c, loaded with LD_PRELOAD) that fails its Nth write, sync or
+/// truncate, for N = 1, 2, 3, … until the command gets through. At every N the command must
+/// say one `error:` line and exit 74, and the file, reopened with SQLite's own VFS, must be
+/// exactly as before or exactly as after (dump comparison), pass `integrity_check`, and be
+/// clean for `annolink check`.
+///
+/// Odd N fail once with SQLITE_IOERR; even N fail with SQLITE_FULL from then on (a full disk
+/// stays full). By default the first 9 N and 9 more spread over the rest are tried per
+/// command (4 and 4 for the 20,000-line translate); `scripts/test --long` (ANNOLINK_LONG_TESTS=1) tries every N.
+@Suite("faults injected at every write, end to end")
+struct FaultInjectionTests {
+    /// One command to break, and how to make the file it runs on.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        /// Sample size of the file the command edits; 0: the command makes its own output.
+        var parcels: Int
+        /// annolink commands run on the file first (the file is `F`).
+        var setup: [[String]] = []
+        /// GDAL SQL run on the file first (to plant a problem for `check --fix`).
+        var plant: [String] = []
+        /// The command; `F` is the file, `OUT` a new file's path.
+        var command: [String]
+        /// How many N to try outside the long mode: the first half in a row, the rest spread.
+        var tries = 18
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "set", parcels: 20, command: ["set", "F", "address_points", "1", "AD_ADDRESS=7"]),
+        Case(name: "move", parcels: 20, command: ["move", "F", "address_points", "1", "--to", "11880100,7020100"]),
+        Case(name: "move-vertex", parcels: 20, command: ["move-vertex", "F", "parcel_lines", "1", "--to", "11880010,7020160"]),
+        Case(name: "add", parcels: 20, command: ["add", "F", "address_points", "--geometry", "POINT (11880200 7020200)", "AD_ADDRESS=9", "ST_STR_NAM=OAK"]),
+        Case(name: "delete", parcels: 20, command: ["delete", "F", "address_points", "2"]),
+        Case(name: "translate of 20,000 lines", parcels: 7_750, command: ["translate", "F", "parcel_lines", "--where", "1", "--by", "5,-5"],
+             tries: 8),
+        Case(name: "annotate --regenerate", parcels: 20, plant: ["UPDATE address_points SET AD_ADDRESS = 1 WHERE fid = 3"],
+             command: ["annotate", "F", "--regenerate"]),
+        Case(name: "check --fix", parcels: 20, plant: ["UPDATE parcel_lines_anno SET TextString = 'WRONG' WHERE fid = 2",
+                                                       "DELETE FROM address_points_anno WHERE fid = 4"],
+             command: ["check", "F", "--fix"]),
+        Case(name: "undo", parcels: 20, setup: [["translate", "F", "parcel_lines", "--where", "1", "--by", "1,1"]], command: ["undo", "F"]),
+        Case(name: "redo", parcels: 20, setup: [["set", "F", "address_points", "1", "AD_ADDRESS=8"], ["undo", "F"]], command: ["redo", "F"]),
+        Case(name: "import", parcels: 0, command: ["import", Fixture.loudoun, "OUT"]),
+        Case(name: "sample", parcels: 0, command: ["sample", "OUT", "--parcels", "30"]),
+    ]
+
+    /// The shim, compiled once per test run.
+    static let library: String = {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FaultInjection/faultvfs.c").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-fault-\(UUID().uuidString).so").path
+        let built = try? Harness.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", output, source, "-lsqlite3"])
+        precondition(built?.status == 0, "cannot build the fault-injection VFS: \(built?.stderr ?? "cc did not run")")
+        return output
+    }()
+
+    static let long = ProcessInfo.processInfo.environment["ANNOLINK_LONG_TESTS"] == "1"
+
+    /// A file's rows as `Harness.dump` gives them, with the edit times in `gpkg_contents` left
+    /// out (two runs of one edit write different times).
+    static func content(_ path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "(no file)" }
+        let dump = try Harness.dump(path)
+        return dump.replacingOccurrences(of: #"'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z'"#, with: "'time'", options: .regularExpression)
+    }
+
+    static func journalCount(_ path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "" }
+        return try Harness.sqlite(path, "SELECT count(*) || ':' || coalesce(sum(undone), 0) FROM annolink_journal")
+    }
+
+    /// Runs the case's command on `work` (a copy of `pristine`; for commands that make a file,
+    /// `out`), with the fault at `n` (nil: no fault); returns the result and the shim's counts.
+    static func run(_ c: Case, pristine: String, work: String, out: String, fault n: Int?) throws -> (Harness.Result, counted: Int, injected: Int) {
+        for path in [work, out] { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        if c.parcels > 0 { try FileManager.default.copyItem(atPath: pristine, toPath: work) }
+        let report = work + ".report"
+        try? FileManager.default.removeItem(atPath: report)
+        let arguments = c.command.map { $0 == "F" ? work : $0 == "OUT" ? out : $0 }
+        var environment = ["LD_PRELOAD=\(library)", "ANNOLINK_FAULT_REPORT=\(report)", "ANNOLINK_FAULT_AT=\(n ?? Int.max)"]
+        if let n, n % 2 == 0 { environment += ["ANNOLINK_FAULT_KIND=full", "ANNOLINK_FAULT_PERSIST=1"] }
+        let result = try Harness.run("/usr/bin/env", environment + [Harness.binary] + arguments)
+        let counts = (try? String(contentsOfFile: report, encoding: .utf8))?.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? []
+        return (result, counts.first ?? -1, counts.count > 1 ? counts[1] : -1)
+    }
+
+    @Test("every write, sync and truncate that fails leaves the file before or after", arguments: cases)
+    func faults(_ c: Case) throws {
+        let directory = try Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pristine = directory.appendingPathComponent("pristine.gpkg").path
+        let work = directory.appendingPathComponent("work.gpkg").path
+        let out = directory.appendingPathComponent("out.gpkg").path
+        if c.parcels > 0 {
+            #expect(try Harness.annolink("sample", pristine, "--parcels", String(c.parcels)).status == 0)
+            for sql in c.plant {
+                let planted = try Harness.run("/usr/bin/ogrinfo", ["-q", pristine, "-dialect", "SQLite", "-sql", sql])
+                #expect(planted.status == 0, "\(sql): \(planted.stderr)")
+            }
+            for setup in c.setup {
+                let done = try Harness.annolink(setup.map { $0 == "F" ? pristine : $0 })
+                #expect(done.status == 0, "\(setup): \(done.stderr)")
+            }
+        }
+        let target = c.parcels > 0 ? work : out
+        // Before: the pristine file (or no file); after: a run without faults.
+        try? FileManager.default.removeItem(atPath: work)
+        if c.parcels > 0 { try FileManager.default.copyItem(atPath: pristine, toPath: work) }
+        let before = try Self.content(target), journalBefore = try Self.journalCount(target)
+        let clean = try Self.run(c, pristine: pristine, work: work, out: out, fault: nil)
+        try #require(clean.0.status == 0 || (c.command[0] == "check" && clean.0.status == 1), "\(clean.0.stderr)")
+        let after = try Self.content(target), journalAfter = try Self.journalCount(target)
+        // What `check` says of the file as after (the Loudoun import has ArcGIS's own 21 problems).
+        let checkAfter = try Harness.annolink("check", target).status
+        #expect(after != before)
+        let total = clean.counted
+        try #require(total > 0, "the shim counted no writes: is it loaded?")
+
+        let first = c.tries / 2
+        var tried: [Int] = Array(1...min(first, total))
+        if Self.long {
+            tried = Array(1...total)
+        } else if total > first {
+            let step = max(1, (total - first) / (c.tries - first))
+            tried += stride(from: first + 1, through: total, by: step)
+        }
+        var faultsInjected = 0, endedBefore = 0, endedAfter = 0
+        for n in tried {
+            let (result, _, injected) = try Self.run(c, pristine: pristine, work: work, out: out, fault: n)
+            let state = try Self.content(target)
+            let label = "\(c.name), fault at write \(n) of \(total)"
+            if injected == 0 {
+                // The command finished before the Nth write (it wrote less this time).
+                #expect(result.status == 0 || result.status == 1, "\(label): \(result.stderr)")
+                #expect(state == after, "\(label): finished, but the file is not as after")
+                continue
+            }
+            faultsInjected += 1
+            let failed = result.status == 74 && result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("error: ")
+            if state == before {
+                endedBefore += 1
+                #expect(failed, "\(label): the edit did not happen, but annolink said: exit \(result.status): \(result.stderr)")
+                #expect(try Self.journalCount(target) == journalBefore, "\(label): the journal changed")
+            } else if state == after {
+                // A fault after the commit (the checkpoint when the file is closed) does not
+                // undo the edit, and SQLite rightly ignores it: success. A fault in the
+                // commit's own sync may still leave the commit in the WAL: an error then is
+                // honest too (SQLite cannot know), as long as it is the one error line.
+                endedAfter += 1
+                #expect(failed || result.status == 0 || result.status == 1, "\(label): exit \(result.status): \(result.stderr)")
+                #expect(try Self.journalCount(target) == journalAfter, "\(label): the journal is not as after")
+            } else {
+                Issue.record("\(label): the file is neither as before nor as after")
+                continue
+            }
+            guard FileManager.default.fileExists(atPath: target) else { continue }
+            #expect(try Harness.sqlite(target, "PRAGMA integrity_check") == "ok", "\(label)")
+            if state == after || c.plant.isEmpty {
+                let check = try Harness.annolink("check", target)
+                #expect(check.status == (state == after ? checkAfter : 0), "\(label): check: \(check.stdout.suffix(400))\(check.stderr)")
+            }
+        }
+        #expect(faultsInjected > 0)
+        print("fault injection: \(c.name): \(total) writes, syncs and truncates; \(tried.count) faults tried, \(faultsInjected) injected; file as before \(endedBefore), as after \(endedAfter)")
+    }
+}
