@@ -42,7 +42,7 @@ enum AddCommand: Command {
         }
 
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.addFeature(table: table, geometry: geometry, crs: crs, values: values, command: EditOutput.commandLine)
+        let result = try service.run(AddFeature(table: table, geometry: geometry, crs: crs, values: values, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

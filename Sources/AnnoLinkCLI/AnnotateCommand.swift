@@ -9,8 +9,8 @@ enum AnnotateCommand: Command {
     static let summary = "register an annotation class and generate its annotation, or regenerate all"
     static let help = """
         usage: annolink annotate FILE.gpkg --origin TABLE --into ANNO_TABLE --expression EXPR
-                                 --placement point|line [options]
-               annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE]
+                                 --placement point|line [options] [--json]
+               annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE] [--json]
 
         The first form registers an annotation class that labels the features of TABLE and
         writes their annotation into ANNO_TABLE (created, in TABLE's CRS, when it does not
@@ -36,6 +36,8 @@ enum AnnotateCommand: Command {
           --no-auto-create        do not create annotation for features added later
           --no-update-on-shape-change
                                   keep the placement when a feature's shape changes
+          --json                  the counts: {"features", "created", "updated", "deleted",
+                                  "reclassified", "unplaceable"}
 
         exit status: 0 done, 64 bad usage, 65 unknown table, a bad expression or where clause,
         a class id in use, 66 no such file.
@@ -46,6 +48,7 @@ enum AnnotateCommand: Command {
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitStatus {
+        let json = arguments.flag("--json")
         let regenerate = arguments.flag("--regenerate")
         let into = try arguments.option("--into")
         let origin = try arguments.option("--origin")
@@ -78,6 +81,10 @@ enum AnnotateCommand: Command {
             let summary = try package.connection.write { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
             progress.finish(summary.features)
             for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
+            if json {
+                Output.line(try Output.json(summary))
+                return .success
+            }
             Output.line("regenerated the annotation of \(summary.features) features: \(summary.created) created, \(summary.updated) updated, \(summary.reclassified) moved to another class, \(summary.deleted) removed (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
             return .success
         }
@@ -119,6 +126,10 @@ enum AnnotateCommand: Command {
             return summary
         }
         for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
+        if json {
+            Output.line(try Output.json(summary))
+            return .success
+        }
         Output.line("annotated \(summary.features) features of \(originTable.name) into \(into): \(summary.created) annotation rows (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
         if summary.unplaceable > 0 {
             Output.line("  \(summary.unplaceable) features have no geometry and got no annotation")

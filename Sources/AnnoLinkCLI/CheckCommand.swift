@@ -81,50 +81,24 @@ enum CheckCommand: Command {
         let checker = ConsistencyChecker(package: package, tolerances: tolerances)
         var listing = ProblemListing(json: json, all: all)
         var progress: Progress?
-        func check(_ plan: inout RepairPlan?) throws -> CheckSummary {
-            let summary = try checker.check(table: table, progress: { done, total in
-                if progress == nil { progress = Progress("rows checked", total: total) }
-                progress?.update(done)
-            }, report: { problem in
-                try listing.add(problem)
-                plan?.add(problem)
-            })
-            if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
-            return summary
+        func tick(_ done: Int, _ total: Int) {
+            if progress == nil { progress = Progress("rows checked", total: total) }
+            progress?.update(done)
         }
-        var summary: CheckSummary
-        var repair: RepairResult?
-        if fix {
-            // One write transaction from the check to the repair: nothing can change the file
-            // between what the check saw and what the repair changes.
-            (summary, repair) = try package.connection.write {
-                var plan: RepairPlan? = RepairPlan()
-                let summary = try check(&plan)
-                return (summary, try checker.repair(plan!, command: EditOutput.commandLine))
-            }
-        } else {
-            var none: RepairPlan?
-            summary = try check(&none)
-        }
+        let report = fix
+            ? try checker.run(CheckFix(table: table, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
+            : try checker.run(Check(table: table), progress: tick, report: { try listing.add($0) })
+        let summary = report.summary, repair = report.repair
+        if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
         for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }
 
         if json {
-            var tail: [String: Any] = ["counts": counts(summary.counts)]
-            if let repair {
-                tail["repaired"] = counts(repair.repaired)
-                tail["left"] = counts(repair.left)
-                tail["journalEntry"] = repair.journalEntry ?? NSNull()
-            }
-            try listing.finishJSON(tail: tail)
+            try listing.finishJSON(totals: report.totals)
         } else {
             try printReport(path: path, summary: summary, listing: &listing, repair: repair)
         }
         if let repair { return repair.left.isEmpty ? .success : .findings }
         return summary.problemCount == 0 ? .success : .findings
-    }
-
-    static func counts(_ counts: [ProblemCode: Int]) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })
     }
 
     static func printReport(path: String, summary: CheckSummary, listing: inout ProblemListing, repair: RepairResult?) throws {
@@ -194,7 +168,7 @@ struct ProblemListing {
         count += 1
         if json {
             buffer.append(contentsOf: (count == 1 ? "{\"problems\": [\n" : ",\n").utf8)
-            buffer.append(contentsOf: Self.json(problem).utf8)
+            buffer.append(contentsOf: try Self.encoder.encode(problem))
             if buffer.count >= 1 << 16 { flush(to: FileHandle.standardOutput) }
             return
         }
@@ -218,11 +192,14 @@ struct ProblemListing {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Ends the JSON document: the problems array, then `tail`'s keys.
-    mutating func finishJSON(tail: [String: Any]) throws {
+    /// Ends the JSON document: the problems array, then the keys of `totals`.
+    ///
+    /// The document is `CheckReport`'s encoding, written in two parts so that the problems
+    /// stream: each problem as `JSONEncoder` encodes it, then the totals object's keys after
+    /// the array.
+    mutating func finishJSON(totals: CheckReport.Totals) throws {
         flush(to: FileHandle.standardOutput)
-        let data = try JSONSerialization.data(withJSONObject: tail, options: [.sortedKeys])
-        let object = String(decoding: data, as: UTF8.self)
+        let object = String(decoding: try Self.encoder.encode(totals), as: UTF8.self)
         Output.line((count == 0 ? "{\"problems\": [" : "\n") + "],\n" + object.dropFirst())
     }
 
@@ -241,29 +218,12 @@ struct ProblemListing {
         }
     }
 
-    /// One problem as a JSON object on one line, keys sorted. Written by hand: Foundation's
-    /// JSONSerialization costs some 50 µs per object, which a million problems would feel.
-    static func json(_ p: Problem) -> String {
-        func string(_ text: String?) -> String {
-            guard let text else { return "null" }
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\r": result += "\\r"
-                case "\t": result += "\\t"
-                case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-            return result + "\""
-        }
-        func number(_ value: Int64?) -> String { value.map(String.init) ?? "null" }
-        return "{\"annotationFid\":\(number(p.annotationFid)),\"annotationTable\":\(string(p.annotationTable)),\"classID\":\(number(p.classID)),"
-            + "\"code\":\(string(p.code.rawValue)),\"message\":\(string(p.message)),\"originFid\":\(number(p.originFid)),\"originTable\":\(string(p.originTable))}"
-    }
+    /// Encodes each problem as one line (compact, keys sorted): the problems stream through it.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     static func text(_ p: Problem) -> String {
         var subject: String

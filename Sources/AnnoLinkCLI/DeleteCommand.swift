@@ -25,7 +25,7 @@ enum DeleteCommand: Command {
         try arguments.finish()
 
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.deleteFeature(table: table, fid: fid, command: EditOutput.commandLine)
+        let result = try service.run(DeleteFeature(table: table, fid: fid, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

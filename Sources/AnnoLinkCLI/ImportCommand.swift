@@ -7,7 +7,7 @@ enum ImportCommand: Command {
     static let name = "import"
     static let summary = "convert an ArcGIS mobile geodatabase (or copy a GeoPackage) into a new GeoPackage"
     static let help = """
-        usage: annolink import SOURCE DEST.gpkg
+        usage: annolink import SOURCE DEST.gpkg [--json]
 
         SOURCE is an ArcGIS mobile geodatabase (.geodatabase) or a GeoPackage.
 
@@ -25,6 +25,11 @@ enum ImportCommand: Command {
 
         DEST.gpkg must not exist. On any error nothing is left behind.
 
+        options:
+          --json   what was imported: {"tables": [{"name", "geometryTypeName", "srsID", "rows",
+                   "isAnnotation"}], "annotationClasses", "notConverted": [line]} (a copied
+                   GeoPackage: no tables, 0 classes)
+
         exit status: 0 done, 64 bad usage, 65 SOURCE is neither or cannot be read,
         66 SOURCE does not exist, 73 DEST exists or cannot be created.
 
@@ -33,6 +38,7 @@ enum ImportCommand: Command {
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitStatus {
+        let json = arguments.flag("--json")
         let sourcePath = try arguments.positional("SOURCE")
         let destination = try arguments.positional("DEST.gpkg")
         try arguments.finish()
@@ -49,6 +55,10 @@ enum ImportCommand: Command {
             let package = try createGeoPackage(at: destination)
             let report = try removingOnFailure(destination) {
                 try MobileGeodatabaseImporter.run(source: source, into: package)
+            }
+            if json {
+                Output.line(try Output.json(report))
+                return .success
             }
             Output.line("imported \(sourcePath) into \(destination):")
             for table in report.tables {
@@ -70,6 +80,10 @@ enum ImportCommand: Command {
             throw CommandError("cannot create \(destination): the folder \(folder) does not exist", status: .cannotCreate)
         }
         try removingOnFailure(destination) { try source.backup(to: destination) }
+        if json {
+            Output.line(try Output.json(ImportReport()))
+            return .success
+        }
         Output.line("copied GeoPackage \(sourcePath) to \(destination)")
         return .success
     }

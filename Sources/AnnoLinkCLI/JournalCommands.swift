@@ -1,3 +1,4 @@
+import AnnoLinkEditing
 import AnnoLinkStore
 import Foundation
 
@@ -21,7 +22,7 @@ enum UndoCommand: Command {
         let json = arguments.flag("--json")
         let path = try arguments.positional("FILE.gpkg")
         try arguments.finish()
-        let entry = try Journal(package: try GeoPackage(path: path)).undo()
+        let entry = try EditService(package: try GeoPackage(path: path)).run(Undo())
         try JournalOutput.print(entry, verb: "undid", json: json)
         return .success
     }
@@ -44,7 +45,7 @@ enum RedoCommand: Command {
         let json = arguments.flag("--json")
         let path = try arguments.positional("FILE.gpkg")
         try arguments.finish()
-        let entry = try Journal(package: try GeoPackage(path: path)).redo()
+        let entry = try EditService(package: try GeoPackage(path: path)).run(Redo())
         try JournalOutput.print(entry, verb: "redid", json: json)
         return .success
     }
@@ -74,7 +75,7 @@ enum LogCommand: Command {
         try arguments.finish()
         let entries = try Journal(package: try GeoPackage(path: path, readOnly: true)).entries(limit: limit)
         if json {
-            Output.line(try Output.json(entries.map(JournalOutput.json)))
+            Output.line(try Output.json(entries))
             return .success
         }
         if entries.isEmpty { Output.line("no edits in the journal") }
@@ -87,14 +88,9 @@ enum LogCommand: Command {
 }
 
 enum JournalOutput {
-    static func json(_ e: JournalEntry) -> [String: Any] {
-        ["id": e.id, "time": e.time, "state": e.state.rawValue, "kind": e.kind.rawValue, "summary": e.summary,
-         "command": e.command, "rows": e.rowCount, "tables": e.tables]
-    }
-
     static func print(_ entry: JournalEntry, verb: String, json: Bool) throws {
         if json {
-            Output.line(try Output.json(Self.json(entry)))
+            Output.line(try Output.json(entry))
         } else {
             Output.line("\(verb) #\(entry.id): \(entry.summary) (\(entry.rowCount) rows)")
         }

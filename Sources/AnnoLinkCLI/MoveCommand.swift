@@ -36,7 +36,7 @@ enum MoveCommand: Command {
         let point = try EditOutput.coordinate(to, option: "--to")
 
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.movePoint(table: table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine)
+        let result = try service.run(MovePoint(table: table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -36,7 +36,7 @@ enum MoveVertexCommand: Command {
         let point = try EditOutput.coordinate(to, option: "--to")
 
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.moveVertex(table: table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine)
+        let result = try service.run(MoveVertex(table: table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -7,7 +7,7 @@ enum SampleCommand: Command {
     static let name = "sample"
     static let summary = "make synthetic Loudoun-like data (streets, parcels, addresses) at any size"
     static let help = """
-        usage: annolink sample DEST.gpkg [--parcels N] [--seed S]
+        usage: annolink sample DEST.gpkg [--parcels N] [--seed S] [--json]
 
         Writes a new GeoPackage of synthetic, deterministic data in EPSG:2924 (NAD83(HARN) /
         Virginia North, US survey feet), shaped like Esri's Loudoun sample: a grid of blocks
@@ -25,6 +25,8 @@ enum SampleCommand: Command {
         options:
           --parcels N   number of parcels (default 1000; 1 to 50,000,000)
           --seed S      random seed, an unsigned integer (default 1)
+          --json        what was written: {"addressPoints", "parcelLines", "annotationRows",
+                        "warnings"}
 
         exit status: 0 done, 64 bad usage, 73 DEST exists or cannot be created.
 
@@ -33,6 +35,7 @@ enum SampleCommand: Command {
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitStatus {
+        let json = arguments.flag("--json")
         let parcels = try arguments.option("--parcels", as: "a whole number from 1 to 50,000,000") { Int($0).flatMap { (1...50_000_000).contains($0) ? $0 : nil } } ?? 1000
         let seed = try arguments.option("--seed", as: "an unsigned integer") { UInt64($0) } ?? 1
         let destination = try arguments.positional("DEST.gpkg")
@@ -48,6 +51,10 @@ enum SampleCommand: Command {
         progress.finish(summary.addressPoints)
         let seconds = Date().timeIntervalSince(started)
         for warning in summary.warnings { Output.diagnostic("warning: \(warning)") }
+        if json {
+            Output.line(try Output.json(summary))
+            return .success
+        }
         Output.line("wrote \(destination): \(summary.addressPoints) address points, \(summary.parcelLines) parcel lines, \(summary.annotationRows) annotation rows in 2 classes (EPSG:2924) in \(String(format: "%.1f", seconds)) s")
         return .success
     }

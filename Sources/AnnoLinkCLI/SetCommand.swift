@@ -21,7 +21,8 @@ enum SetCommand: Command {
         options:
           --json   what changed: {"edit", "table", "fid", "fields": [{"name", "old", "new"}],
                    "annotation": [{"change", "annotationTable", "annotationFid", "classID",
-                   "oldText", "newText", "oldAnchor", "newAnchor"}], "journalEntry"}
+                   "oldText", "newText", "oldAnchor", "newAnchor", "oldAngle", "newAngle"}],
+                   "journalEntry"}; edits of the geometry also "oldGeometry", "newGeometry"
 
         exit status: 0 done, 64 bad usage, 65 unknown table, fid or field, or a value that
         does not fit, 66 no such file. On any error the file is unchanged.
@@ -40,7 +41,7 @@ enum SetCommand: Command {
         guard !values.isEmpty else { throw CommandError.usage("missing FIELD=VALUE") }
 
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.setFields(table: table, fid: fid, values: values, command: EditOutput.commandLine)
+        let result = try service.run(SetFields(table: table, fid: fid, values: values, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -1,3 +1,4 @@
+import AnnoLinkEditing
 import AnnoLinkGeometry
 import AnnoLinkStore
 import Foundation
@@ -30,41 +31,23 @@ enum ShowCommand: Command {
         let fid = try EditOutput.fid(try arguments.positional("FID"))
         try arguments.finish()
 
-        let package = try GeoPackage(path: path, readOnly: true)
-        let table = try package.featureTable(tableName)
-        let feature = try package.feature(table, fid: fid)
-        var annotation: [(String, AnnotationRow)] = []
-        for c in try package.annotationClasses() where c.originTable.lowercased() == table.name.lowercased() {
-            let annotationTable = try package.featureTable(c.annotationTable)
-            if annotation.contains(where: { $0.0 == annotationTable.name }) { continue }
-            for row in try package.annotationRows(annotationTable, featureID: fid) { annotation.append((annotationTable.name, row)) }
-        }
-
+        let service = EditService(package: try GeoPackage(path: path, readOnly: true))
+        let report = try service.run(ShowFeature(table: tableName, fid: fid))
         if json {
-            var fields: [String: Any] = [:]
-            for (name, value) in feature.attributes { fields[name] = EditOutput.json(value) }
-            let object: [String: Any] = [
-                "table": table.name, "fid": fid, "fields": fields, "geometry": EditOutput.json(feature.geometry),
-                "annotation": annotation.map { name, row in
-                    [
-                        "annotationTable": name, "fid": row.fid ?? 0, "classID": row.classID, "text": row.text,
-                        "anchor": EditOutput.json(row.anchor), "angle": row.angle, "override": row.override.rawValue, "status": row.status,
-                    ] as [String: Any]
-                },
-            ]
-            Output.line(try Output.json(object))
+            Output.line(try Output.json(report))
             return .success
         }
-        Output.line("\(table.name) fid \(fid)")
-        for column in table.attributeColumns {
-            Output.line("  \(column.name) = \(EditOutput.text(feature.attributes[column.name] ?? .null))")
+        Output.line("\(report.table) fid \(fid)")
+        for column in report.columns {
+            Output.line("  \(column) = \(EditOutput.text(report.fields[column] ?? .null))")
         }
-        Output.line("  \(table.geometryColumn) = \(feature.geometry.flatMap { try? $0.wkt() } ?? "NULL")")
-        for (name, row) in annotation {
+        Output.line("  \(report.geometryColumn) = \(report.geometry.flatMap { try? $0.wkt() } ?? "NULL")")
+        for annotation in report.annotation {
+            let row = annotation.row
             let anchor = row.anchor.map { String(format: "%.2f, %.2f", $0.x, $0.y) } ?? "none"
-            Output.line("  annotation \(name) fid \(row.fid ?? 0) class \(row.classID): '\(row.text)' at \(anchor), angle \(String(format: "%.3f", row.angle))°\(row.override.rawValue != 0 ? ", override \(row.override.rawValue)" : "")")
+            Output.line("  annotation \(annotation.annotationTable) fid \(row.fid ?? 0) class \(row.classID): '\(row.text)' at \(anchor), angle \(String(format: "%.3f", row.angle))°\(row.override.rawValue != 0 ? ", override \(row.override.rawValue)" : "")")
         }
-        if annotation.isEmpty { Output.line("  no linked annotation") }
+        if report.annotation.isEmpty { Output.line("  no linked annotation") }
         return .success
     }
 }

@@ -71,15 +71,12 @@ enum TranslateCommand: Command {
 
         let service = EditService(package: try GeoPackage(path: path))
         let progress = Progress("features")
-        let result = try service.translate(table: table, selection: selection, dx: offset.x, dy: offset.y, dryRun: dryRun,
-                                           command: EditOutput.commandLine, progress: { done, total in progress.update(done) })
+        let request = Translate(table: table, selection: selection, dx: offset.x, dy: offset.y, dryRun: dryRun, command: EditOutput.commandLine)
+        let result = try request.run(in: service, progress: { done, _ in progress.update(done) })
         if result.features > 0 && !dryRun { progress.finish(result.features) }
         for warning in service.annotation.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
-            Output.line(try Output.json([
-                "table": result.table, "dx": result.dx, "dy": result.dy, "features": result.features,
-                "annotationRows": result.annotationRows, "dryRun": result.dryRun, "journalEntry": result.journalEntry ?? NSNull(),
-            ]))
+            Output.line(try Output.json(result))
         } else if dryRun {
             Output.line("would move \(result.features) features of \(result.table) and \(result.annotationRows) annotation rows by \(result.dx), \(result.dy) (dry run: nothing written)")
         } else if result.features == 0 {
