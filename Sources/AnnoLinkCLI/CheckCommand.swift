@@ -4,79 +4,93 @@ import Foundation
 
 /// `annolink check`: does every annotation still tell the truth about its feature; with
 /// `--fix`, repair what can be repaired as one journal entry.
-enum CheckCommand: Command {
-    static let name = "check"
-    static let summary = "report annotation out of step with its features (and repair it with --fix)"
-    static let help = """
-        usage: annolink check FILE.gpkg [--table TABLE] [--json] [--all] [--fix]
-                              [--position-tolerance PT] [--angle-tolerance DEG] [--footprint-tolerance PT]
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "report annotation out of step with its features (and repair it with --fix)",
+        discussion: """
+            Compares every annotation row with what its class's label expression and placement
+            rules give now, and every spatial index with its table, and reports each problem with
+            a stable code:
+              orphan            the annotation's origin feature is gone (or has no geometry)
+              missing           a feature its class selects has no annotation of that class
+              duplicate         more than one annotation for one feature and class (the best
+                                match is kept; the others are reported)
+              stale-text        the text differs from the expression's value now
+              stale-placement   anchor or angle differ from the placement rules beyond the
+                                tolerance, unless Override says a person placed it
+              wrong-class       the class's where clause no longer selects the feature
+              footprint         the footprint polygon does not match the text, font and placement
+              invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
+              index             a spatial index entry is missing, extra or has the wrong box
+              unknown-class     the annotation's class is not registered for its table
+            The file is read in one pass per table, in bounded memory; progress is shown on a
+            terminal. docs/checks.md says how each problem is found.
+            """,
+        exitStatus: """
+            0 no problems (with --fix: none left), 1 problems found (with --fix: some
+            left), 64 bad usage, 65 not a GeoPackage, annotation tables without classes, unknown
+            --table, a class that does not compile, 66 no such file.
+            """,
+        note: """
+            A file without annotation tables or classes has nothing to check: it says so and exits
+            0. A file with annotation tables but no annotation classes is an error (65).
+            """,
+        example: "annolink check loudoun.gpkg --table ParcelLinesAnno_1 --position-tolerance 2")
 
-        Compares every annotation row with what its class's label expression and placement
-        rules give now, and every spatial index with its table, and reports each problem with
-        a stable code:
-          orphan            the annotation's origin feature is gone (or has no geometry)
-          missing           a feature its class selects has no annotation of that class
-          duplicate         more than one annotation for one feature and class (the best
-                            match is kept; the others are reported)
-          stale-text        the text differs from the expression's value now
-          stale-placement   anchor or angle differ from the placement rules beyond the
-                            tolerance, unless Override says a person placed it
-          wrong-class       the class's where clause no longer selects the feature
-          footprint         the footprint polygon does not match the text, font and placement
-          invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
-          index             a spatial index entry is missing, extra or has the wrong box
-          unknown-class     the annotation's class is not registered for its table
-        The file is read in one pass per table, in bounded memory; progress is shown on a
-        terminal. docs/checks.md says how each problem is found.
-
-        options:
-          --table TABLE              only this annotation table, or the annotation of this
-                                     origin table
-          --fix                      repair in one transaction, as one journal entry that
-                                     'annolink undo' reverts: regenerate stale text, placement
-                                     and footprints (keeping what Override marks), create
-                                     missing annotation, delete orphans and duplicates, move
-                                     annotation to the right class, rebuild broken spatial
-                                     indexes; invalid-geometry and unknown-class are left
-          --all                      list every problem (default: the first 20)
-          --json                     {"problems": [{"code", "annotationTable", "annotationFid",
-                                     "classID", "originTable", "originFid", "message"}],
-                                     "counts": {"<code>": n}}; with --fix also "repaired",
-                                     "left" (counts by code) and "journalEntry"
-          --position-tolerance PT    anchor distance allowed, in points at the reference
-                                     scale (default 1; at 1:1200 in US feet 1 pt = 1.39 ft)
-          --angle-tolerance DEG      angle difference allowed, in degrees (default 1)
-          --footprint-tolerance PT   footprint corner distance allowed, in points (default 1)
-
-        A file without annotation tables or classes has nothing to check: it says so and exits
-        0. A file with annotation tables but no annotation classes is an error (65).
-
-        exit status: 0 no problems (with --fix: none left), 1 problems found (with --fix: some
-        left), 64 bad usage, 65 not a GeoPackage, annotation tables without classes, unknown
-        --table, a class that does not compile, 66 no such file.
-
-        example:
-          annolink check loudoun.gpkg --table ParcelLinesAnno_1 --position-tolerance 2
-        """
+    static let table = ArgumentDeclaration.option("--table", value: "TABLE", help: """
+        only this annotation table, or the annotation of this
+        origin table
+        """)
+    static let json = ArgumentDeclaration.flag("--json", help: """
+        {"problems": [{"code", "annotationTable", "annotationFid",
+        "classID", "originTable", "originFid", "message"}],
+        "counts": {"<code>": n}}; with --fix also "repaired",
+        "left" (counts by code) and "journalEntry"
+        """)
+    static let all = ArgumentDeclaration.flag("--all", help: "list every problem (default: the first 20)")
+    static let fix = ArgumentDeclaration.flag("--fix", help: """
+        repair in one transaction, as one journal entry that
+        'annolink undo' reverts: regenerate stale text, placement
+        and footprints (keeping what Override marks), create
+        missing annotation, delete orphans and duplicates, move
+        annotation to the right class, rebuild broken spatial
+        indexes; invalid-geometry and unknown-class are left
+        """)
+    static let positionTolerance = ArgumentDeclaration.option("--position-tolerance", value: "PT", help: """
+        anchor distance allowed, in points at the reference
+        scale (default 1; at 1:1200 in US feet 1 pt = 1.39 ft)
+        """)
+    static let angleTolerance = ArgumentDeclaration.option("--angle-tolerance", value: "DEG", help: "angle difference allowed, in degrees (default 1)")
+    static let footprintTolerance = ArgumentDeclaration.option("--footprint-tolerance", value: "PT", help: "footprint corner distance allowed, in points (default 1)")
+    static let arguments = [SetCommand.file, table, json, all, fix, positionTolerance, angleTolerance, footprintTolerance]
 
     /// Problems listed without `--all`.
     static let listed = 20
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let json = arguments.flag("--json")
-        let all = arguments.flag("--all")
-        let fix = arguments.flag("--fix")
-        let table = try arguments.option("--table")
-        func tolerance(_ name: String, _ what: String) throws -> Double? {
-            try arguments.option(name, as: what) { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
-        }
-        let tolerances = CheckTolerances(
-            position: try tolerance("--position-tolerance", "a number of points, 0 or more") ?? CheckTolerances.defaultPosition,
-            angle: try tolerance("--angle-tolerance", "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
-            footprint: try tolerance("--footprint-tolerance", "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
-        let path = try arguments.positional("FILE.gpkg")
-        try arguments.finish()
+    var json: Bool
+    var all: Bool
+    var fix: Bool
+    var table: String?
+    var tolerances: CheckTolerances
+    var path: String
 
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        all = arguments.flag(Self.all)
+        fix = arguments.flag(Self.fix)
+        table = try arguments.option(Self.table)
+        func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
+            try arguments.option(declaration, as: what) { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
+        }
+        tolerances = CheckTolerances(
+            position: try tolerance(Self.positionTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultPosition,
+            angle: try tolerance(Self.angleTolerance, "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
+            footprint: try tolerance(Self.footprintTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
+        path = try arguments.positional(SetCommand.file)
+    }
+
+    func run() throws -> ExitStatus {
         let package = try GeoPackage(path: path, readOnly: !fix)
         let checker = ConsistencyChecker(package: package, tolerances: tolerances)
         var listing = ProblemListing(json: json, all: all)
@@ -95,7 +109,7 @@ enum CheckCommand: Command {
         if json {
             try listing.finishJSON(totals: report.totals)
         } else {
-            try printReport(path: path, summary: summary, listing: &listing, repair: repair)
+            try Self.printReport(path: path, summary: summary, listing: &listing, repair: repair)
         }
         if let repair { return repair.left.isEmpty ? .success : .findings }
         return summary.problemCount == 0 ? .success : .findings

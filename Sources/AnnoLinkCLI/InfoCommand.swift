@@ -3,37 +3,42 @@ import AnnoLinkStore
 import Foundation
 
 /// `annolink info`: what a GeoPackage holds.
-enum InfoCommand: Command {
-    static let name = "info"
-    static let summary = "list the feature and annotation tables of a GeoPackage"
-    static let help = """
-        usage: annolink info FILE.gpkg [--table TABLE] [--json]
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "list the feature and annotation tables of a GeoPackage",
+        discussion: """
+            Lists every feature table with its geometry type, CRS, feature count and extent, and
+            every annotation table with its annotation classes (origin table, label expression,
+            font, reference scale, placement) and how many annotation rows it holds.
+            """,
+        exitStatus: "0 done, 65 not a GeoPackage or no such table, 66 no such file.")
 
-        Lists every feature table with its geometry type, CRS, feature count and extent, and
-        every annotation table with its annotation classes (origin table, label expression,
-        font, reference scale, placement) and how many annotation rows it holds.
+    static let table = ArgumentDeclaration.option("--table", value: "TABLE", help: "only this feature or annotation table, with its columns")
+    static let json = ArgumentDeclaration.flag("--json", help: """
+        machine-readable output:
+        {"path", "tables": [{"name", "kind": "features"|"annotation", "geometryType",
+         "srsID", "crs", "count", "extent": [minX, minY, maxX, maxY] or null}],
+         "annotationClasses": [{"annotationTable", "classID", "name", "originTable",
+         "whereClause", "expression", "fontName", "fontSize", "referenceScale",
+         "placement", "placementOffset", "autoCreate", "updateOnShapeChange",
+         "annotationCount", "originCount"}]}
 
-        options:
-          --table TABLE   only this feature or annotation table, with its columns
-          --json   machine-readable output:
-                   {"path", "tables": [{"name", "kind": "features"|"annotation", "geometryType",
-                    "srsID", "crs", "count", "extent": [minX, minY, maxX, maxY] or null}],
-                    "annotationClasses": [{"annotationTable", "classID", "name", "originTable",
-                    "whereClause", "expression", "fontName", "fontSize", "referenceScale",
-                    "placement", "placementOffset", "autoCreate", "updateOnShapeChange",
-                    "annotationCount", "originCount"}]}
+        (with --table, each table also has "columns": [{"name", "type", "notNull"}])
+        """)
+    static let arguments = [SetCommand.file, table, json]
 
-                   (with --table, each table also has "columns": [{"name", "type", "notNull"}])
+    var json: Bool
+    var only: String?
+    var path: String
 
-        exit status: 0 done, 65 not a GeoPackage or no such table, 66 no such file.
-        """
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        only = try arguments.option(Self.table)
+        path = try arguments.positional(SetCommand.file)
+    }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let json = arguments.flag("--json")
-        let only = try arguments.option("--table")
-        let path = try arguments.positional("FILE.gpkg")
-        try arguments.finish()
-
+    func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path, readOnly: true))
         var info = try service.run(DescribePackage(table: only))
         info.path = path

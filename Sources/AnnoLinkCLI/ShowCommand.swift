@@ -4,33 +4,46 @@ import AnnoLinkStore
 import Foundation
 
 /// `annolink show`: one feature with its fields, geometry and linked annotation.
-enum ShowCommand: Command {
-    static let name = "show"
-    static let summary = "show one feature: fields, geometry and its linked annotation"
-    static let help = """
-        usage: annolink show FILE.gpkg TABLE FID [--json]
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "show one feature: fields, geometry and its linked annotation",
+        discussion: """
+            Prints the feature's fields, its geometry (WKT, in the table's CRS) and every
+            annotation row linked to it in every annotation table that labels TABLE (text, anchor,
+            angle, class, Override). TABLE may also be an annotation table: then the annotation row
+            itself is shown.
+            """,
+        exitStatus: """
+            0 done, 64 bad usage, 65 unknown table or fid or unreadable geometry,
+            66 no such file.
+            """)
 
-        Prints the feature's fields, its geometry (WKT, in the table's CRS) and every
-        annotation row linked to it in every annotation table that labels TABLE (text, anchor,
-        angle, class, Override). TABLE may also be an annotation table: then the annotation row
-        itself is shown.
+    static let json = ArgumentDeclaration.flag("--json", help: """
+        {"table", "fid", "fields": {name: value}, "geometry": GeoJSON,
+         "annotation": [{"annotationTable", "fid", "classID", "text", "anchor": [x, y],
+         "angle", "override", "status"}]}
+        """)
+    static let arguments = [SetCommand.file, SetCommand.table, SetCommand.fid, json]
 
-        options:
-          --json   {"table", "fid", "fields": {name: value}, "geometry": GeoJSON,
-                    "annotation": [{"annotationTable", "fid", "classID", "text", "anchor": [x, y],
-                    "angle", "override", "status"}]}
+    var json: Bool
+    var path: String
+    var tableName: String
+    var fidText: String
+    var fid: Int64 = 0
 
-        exit status: 0 done, 64 bad usage, 65 unknown table or fid or unreadable geometry,
-        66 no such file.
-        """
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        path = try arguments.positional(SetCommand.file)
+        tableName = try arguments.positional(SetCommand.table)
+        fidText = try arguments.positional(SetCommand.fid)
+    }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let json = arguments.flag("--json")
-        let path = try arguments.positional("FILE.gpkg")
-        let tableName = try arguments.positional("TABLE")
-        let fid = try EditOutput.fid(try arguments.positional("FID"))
-        try arguments.finish()
+    mutating func validate() throws {
+        fid = try EditOutput.fid(fidText)
+    }
 
+    func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path, readOnly: true))
         let report = try service.run(ShowFeature(table: tableName, fid: fid))
         if json {
