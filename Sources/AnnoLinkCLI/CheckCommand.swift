@@ -92,7 +92,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let package = try GeoPackage(path: path, readOnly: !fix)
-        let checker = ConsistencyChecker(package: package, tolerances: tolerances)
+        let checker = ConsistencyChecker(package: package)
         var listing = ProblemListing(json: json, all: all)
         var progress: Progress?
         func tick(_ done: Int, _ total: Int) {
@@ -100,8 +100,8 @@ struct CheckCommand: ParsableCommand {
             progress?.update(done)
         }
         let report = fix
-            ? try checker.run(CheckFix(table: table, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
-            : try checker.run(Check(table: table), progress: tick, report: { try listing.add($0) })
+            ? try checker.run(CheckFix(table: table, tolerances: tolerances, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
+            : try checker.run(Check(table: table, tolerances: tolerances), progress: tick, report: { try listing.add($0) })
         let summary = report.summary, repair = report.repair
         if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
         for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }

@@ -5,10 +5,13 @@ import AnnoLinkStore
 public struct Check: Hashable, Sendable {
     /// One annotation table, or the annotation of one origin table; nil: every table.
     public var table: String?
+    /// How far annotation may be from the rules before it is stale.
+    public var tolerances: CheckTolerances
 
     /// A check of `table` (nil: the whole file).
-    public init(table: String? = nil) {
+    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances()) {
         self.table = table
+        self.tolerances = tolerances
     }
 }
 
@@ -16,11 +19,13 @@ public struct Check: Hashable, Sendable {
 /// (`annolink check --fix`).
 public struct CheckFix: Hashable, Sendable {
     public var table: String?
+    public var tolerances: CheckTolerances
     /// The command line (or request) that asked, kept in the journal entry.
     public var command: String
 
-    public init(table: String? = nil, command: String) {
+    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), command: String) {
         self.table = table
+        self.tolerances = tolerances
         self.command = command
     }
 }
@@ -106,6 +111,7 @@ extension ConsistencyChecker {
     ///
     /// - Throws: as `check(table:progress:report:)`.
     public func run(_ request: Check, progress: (Int, Int) -> Void = { _, _ in }, report: ((Problem) throws -> Void)? = nil) throws -> CheckReport {
+        tolerances = request.tolerances
         var problems: [Problem] = []
         let summary = try check(table: request.table, progress: progress, report: report ?? { problems.append($0) })
         return CheckReport(summary: summary, problems: problems)
@@ -118,7 +124,8 @@ extension ConsistencyChecker {
     /// - Throws: as `check(table:progress:report:)` and `repair(_:command:)`; on any error the
     ///   file is as it was.
     public func run(_ request: CheckFix, progress: (Int, Int) -> Void = { _, _ in }, report: ((Problem) throws -> Void)? = nil) throws -> CheckReport {
-        try connection.write {
+        tolerances = request.tolerances
+        return try connection.write {
             var plan = RepairPlan()
             var problems: [Problem] = []
             let summary = try check(table: request.table, progress: progress) { problem in
