@@ -45,6 +45,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkChecksTests", dependencies: ["AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport"]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry"], exclude: ["Fixtures"]),
+        .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
     ],
     swiftLanguageModes: [.v6]

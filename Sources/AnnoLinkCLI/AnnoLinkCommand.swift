@@ -7,7 +7,7 @@ import Foundation
 /// The `annolink` command line: picks the subcommand, runs it, and turns every error into one
 /// `error:` line on standard error and an exit status (SPEC §7).
 public enum AnnoLinkCommand {
-    static var commands: [any Command.Type] {
+    static var commands: [any ParsableCommand.Type] {
         [
             ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, ShowCommand.self, SetCommand.self,
             MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
@@ -54,13 +54,11 @@ public enum AnnoLinkCommand {
             Output.diagnostic("error: unknown command '\(first)'; run 'annolink --help' for the list")
             return ExitStatus.usage.rawValue
         }
-        var rest = Arguments(Array(arguments.dropFirst()))
-        if rest.wantsHelp {
+        do {
+            return try command.main(Array(arguments.dropFirst())).rawValue
+        } catch is HelpRequest {
             Output.line(command.help)
             return ExitStatus.success.rawValue
-        }
-        do {
-            return try command.run(&rest).rawValue
         } catch {
             let (message, status) = describe(error)
             Output.diagnostic("error: \(message)")

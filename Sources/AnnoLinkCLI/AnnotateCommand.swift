@@ -4,72 +4,121 @@ import Foundation
 
 /// `annolink annotate`: register an annotation class for a feature table and generate its
 /// annotation, or regenerate the annotation of the classes already registered.
-enum AnnotateCommand: Command {
-    static let name = "annotate"
-    static let summary = "register an annotation class and generate its annotation, or regenerate all"
-    static let help = """
-        usage: annolink annotate FILE.gpkg --origin TABLE --into ANNO_TABLE --expression EXPR
-                                 --placement point|line [options]
-               annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE]
+struct AnnotateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "annotate",
+        abstract: "register an annotation class and generate its annotation, or regenerate all",
+        // Two forms, so the usage is written out rather than generated.
+        usage: [
+            "annolink annotate FILE.gpkg --origin TABLE --into ANNO_TABLE --expression EXPR",
+            "                  --placement point|line [options] [--json]",
+            "annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE] [--json]",
+        ],
+        discussion: """
+            The first form registers an annotation class that labels the features of TABLE and
+            writes their annotation into ANNO_TABLE (created, in TABLE's CRS, when it does not
+            exist). The second regenerates the annotation of every registered class (or those of
+            ANNO_TABLE) from the stored classes: text, placement and footprint; missing rows are
+            created, rows whose class no longer selects their feature are moved or removed; what
+            Override marks as set by hand is kept. Each form is one transaction.
+            """,
+        exitStatus: """
+            0 done, 64 bad usage, 65 unknown table, a bad expression or where clause,
+            a class id in use, 66 no such file.
+            """,
+        example: """
+            annolink annotate helsinki.gpkg --origin address_points --into address_anno \\
+              --expression '$feature.street + " " + $feature.house_number' --placement point
+            """)
 
-        The first form registers an annotation class that labels the features of TABLE and
-        writes their annotation into ANNO_TABLE (created, in TABLE's CRS, when it does not
-        exist). The second regenerates the annotation of every registered class (or those of
-        ANNO_TABLE) from the stored classes: text, placement and footprint; missing rows are
-        created, rows whose class no longer selects their feature are moved or removed; what
-        Override marks as set by hand is kept. Each form is one transaction.
+    static let expression = ArgumentDeclaration.option("--expression", value: "EXPR", help: """
+        label expression, the Arcade subset of docs/expressions.md,
+        e.g. '$feature.house_number + " " + $feature.street'
+        """)
+    static let placement = ArgumentDeclaration.option("--placement", value: "point|line", help: """
+        point: horizontal text above the point; line: text along the
+        middle of the line, upright, offset to its upper side
+        """)
+    static let classID = ArgumentDeclaration.option("--class-id", value: "N", help: "class id within ANNO_TABLE (default: the next free one)")
+    static let name = ArgumentDeclaration.option("--name", value: "NAME", help: "class name (default 'Default')")
+    static let whereClause = ArgumentDeclaration.option("--where", value: "SQL", help: "condition on TABLE selecting the features to label")
+    static let font = ArgumentDeclaration.option("--font", value: "FAMILY", help: "font family (default Tahoma)")
+    static let size = ArgumentDeclaration.option("--size", value: "PT", help: "font size in points at the reference scale (default 10)")
+    static let scale = ArgumentDeclaration.option("--reference-scale", value: "S", help: "scale denominator (default 1200, i.e. 1:1200)")
+    static let offset = ArgumentDeclaration.option("--offset", value: "PT", help: """
+        distance from feature to baseline in points (default 3.35
+        for point placement, 1.5 for line placement, as ArcGIS
+        placed the Loudoun labels)
+        """)
+    static let noAutoCreate = ArgumentDeclaration.flag("--no-auto-create", help: "do not create annotation for features added later")
+    static let noUpdateOnShapeChange = ArgumentDeclaration.flag("--no-update-on-shape-change", help: "keep the placement when a feature's shape changes")
+    static let json = ArgumentDeclaration.flag("--json", help: """
+        the counts: {"features", "created", "updated", "deleted",
+        "reclassified", "unplaceable"}
+        """)
+    // Listed in the usage lines above, not under options.
+    static let regenerate = ArgumentDeclaration.flag("--regenerate", usage: false, help: "regenerate the annotation of the registered classes")
+    static let origin = ArgumentDeclaration.option("--origin", value: "TABLE", help: "the feature table to label")
+    static let into = ArgumentDeclaration.option("--into", value: "ANNO_TABLE", help: "the annotation table to write (created when missing)")
+    static let arguments = [
+        SetCommand.file, origin, into, regenerate, expression, placement, classID, name, whereClause, font, size, scale, offset, noAutoCreate,
+        noUpdateOnShapeChange, json,
+    ]
 
-        options:
-          --expression EXPR       label expression, the Arcade subset of docs/expressions.md,
-                                  e.g. '$feature.house_number + " " + $feature.street'
-          --placement point|line  point: horizontal text above the point; line: text along the
-                                  middle of the line, upright, offset to its upper side
-          --class-id N            class id within ANNO_TABLE (default: the next free one)
-          --name NAME             class name (default 'Default')
-          --where SQL             condition on TABLE selecting the features to label
-          --font FAMILY           font family (default Tahoma)
-          --size PT               font size in points at the reference scale (default 10)
-          --reference-scale S     scale denominator (default 1200, i.e. 1:1200)
-          --offset PT             distance from feature to baseline in points (default 3.35
-                                  for point placement, 1.5 for line placement, as ArcGIS
-                                  placed the Loudoun labels)
-          --no-auto-create        do not create annotation for features added later
-          --no-update-on-shape-change
-                                  keep the placement when a feature's shape changes
+    var json: Bool
+    var regenerate: Bool
+    var into: String?
+    var origin: String?
+    var expression: String?
+    var placement: PlacementStyle?
+    var classID: Int64?
+    var name: String
+    var whereClause: String?
+    var font: String
+    var size: Double
+    var scale: Double
+    var offset: Double?
+    var autoCreate: Bool
+    var updateOnShapeChange: Bool
+    var path: String
 
-        exit status: 0 done, 64 bad usage, 65 unknown table, a bad expression or where clause,
-        a class id in use, 66 no such file.
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        regenerate = arguments.flag(Self.regenerate)
+        into = try arguments.option(Self.into)
+        origin = try arguments.option(Self.origin)
+        expression = try arguments.option(Self.expression)
+        placement = try arguments.option(Self.placement, as: "point or line") { PlacementStyle(rawValue: $0) }
+        classID = try arguments.option(Self.classID, as: "a whole number") { Int64($0) }
+        name = try arguments.option(Self.name) ?? "Default"
+        whereClause = try arguments.option(Self.whereClause)
+        font = try arguments.option(Self.font) ?? "Tahoma"
+        size = try arguments.option(Self.size, as: "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 10
+        scale = try arguments.option(Self.scale, as: "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 1200
+        offset = try arguments.option(Self.offset, as: "a number") { Double($0).flatMap { $0.isFinite ? $0 : nil } }
+        autoCreate = !arguments.flag(Self.noAutoCreate)
+        updateOnShapeChange = !arguments.flag(Self.noUpdateOnShapeChange)
+        path = try arguments.positional(SetCommand.file)
+    }
 
-        example:
-          annolink annotate helsinki.gpkg --origin address_points --into address_anno \\
-            --expression '$feature.street + " " + $feature.house_number' --placement point
-        """
-
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let regenerate = arguments.flag("--regenerate")
-        let into = try arguments.option("--into")
-        let origin = try arguments.option("--origin")
-        let expression = try arguments.option("--expression")
-        let placement = try arguments.option("--placement", as: "point or line") { PlacementStyle(rawValue: $0) }
-        let classID = try arguments.option("--class-id", as: "a whole number") { Int64($0) }
-        let name = try arguments.option("--name") ?? "Default"
-        let whereClause = try arguments.option("--where")
-        let font = try arguments.option("--font") ?? "Tahoma"
-        let size = try arguments.option("--size", as: "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 10
-        let scale = try arguments.option("--reference-scale", as: "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 1200
-        let offset = try arguments.option("--offset", as: "a number") { Double($0).flatMap { $0.isFinite ? $0 : nil } }
-        let autoCreate = !arguments.flag("--no-auto-create")
-        let updateOnShapeChange = !arguments.flag("--no-update-on-shape-change")
-        let path = try arguments.positional("FILE.gpkg")
-        try arguments.finish()
-
-        let package = try GeoPackage(path: path)
-        let engine = AnnotationEngine(package: package)
-        let started = Date()
+    mutating func validate() throws {
         if regenerate {
             guard origin == nil, expression == nil, placement == nil else {
                 throw CommandError.usage("--regenerate takes only --into; the classes are already registered")
             }
+            return
+        }
+        guard origin != nil else { throw CommandError.usage("missing \(Self.origin.label)") }
+        guard into != nil else { throw CommandError.usage("missing \(Self.into.label)") }
+        guard expression != nil else { throw CommandError.usage("missing \(Self.expression.label)") }
+        guard placement != nil else { throw CommandError.usage("missing \(Self.placement.label)") }
+    }
+
+    func run() throws -> ExitStatus {
+        let package = try GeoPackage(path: path)
+        let engine = AnnotationEngine(package: package)
+        let started = Date()
+        if regenerate {
             guard try !package.annotationClasses().isEmpty else {
                 throw CommandError("\(path) has no annotation classes to regenerate", status: .dataError)
             }
@@ -78,14 +127,16 @@ enum AnnotateCommand: Command {
             let summary = try package.connection.write { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
             progress.finish(summary.features)
             for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
+            if json {
+                Output.line(try Output.json(summary))
+                return .success
+            }
             Output.line("regenerated the annotation of \(summary.features) features: \(summary.created) created, \(summary.updated) updated, \(summary.reclassified) moved to another class, \(summary.deleted) removed (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
             return .success
         }
 
-        guard let origin else { throw CommandError.usage("missing --origin TABLE") }
-        guard let into else { throw CommandError.usage("missing --into ANNO_TABLE") }
-        guard let expression else { throw CommandError.usage("missing --expression EXPR") }
-        guard let placement else { throw CommandError.usage("missing --placement point|line") }
+        // validate() saw that the first form has all four.
+        guard let origin, let into, let expression, let placement else { return .usage }
         let originTable = try package.featureTable(origin)
 
         let summary: RegenerationSummary = try package.connection.write {
@@ -119,6 +170,10 @@ enum AnnotateCommand: Command {
             return summary
         }
         for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
+        if json {
+            Output.line(try Output.json(summary))
+            return .success
+        }
         Output.line("annotated \(summary.features) features of \(originTable.name) into \(into): \(summary.created) annotation rows (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
         if summary.unplaceable > 0 {
             Output.line("  \(summary.unplaceable) features have no geometry and got no annotation")

@@ -87,3 +87,33 @@ struct Arguments {
         }
     }
 }
+
+extension Arguments {
+    /// Removes and returns whether the declared flag was given.
+    mutating func flag(_ declaration: ArgumentDeclaration) -> Bool {
+        flag(declaration.name)
+    }
+
+    /// Removes and returns the value of the declared option, or nil when absent.
+    mutating func option(_ declaration: ArgumentDeclaration) throws -> String? {
+        try option(declaration.name)
+    }
+
+    /// Removes and returns the value of the declared option, with a usage error
+    /// (`missing --to X,Y`) when absent.
+    mutating func required(_ declaration: ArgumentDeclaration) throws -> String {
+        guard let value = try option(declaration.name) else { throw CommandError.usage("missing \(declaration.label)") }
+        return value
+    }
+
+    /// Removes and returns the declared option parsed by `parse`, with a usage error naming
+    /// the option when it does not parse.
+    mutating func option<T>(_ declaration: ArgumentDeclaration, as what: String, _ parse: (String) -> T?) throws -> T? {
+        try option(declaration.name, as: what, parse)
+    }
+
+    /// Removes and returns the declared positional argument, or throws a usage error naming it.
+    mutating func positional(_ declaration: ArgumentDeclaration) throws -> String {
+        try positional(declaration.name)
+    }
+}

@@ -4,127 +4,115 @@ import Foundation
 
 /// `annolink check`: does every annotation still tell the truth about its feature; with
 /// `--fix`, repair what can be repaired as one journal entry.
-enum CheckCommand: Command {
-    static let name = "check"
-    static let summary = "report annotation out of step with its features (and repair it with --fix)"
-    static let help = """
-        usage: annolink check FILE.gpkg [--table TABLE] [--json] [--all] [--fix]
-                              [--position-tolerance PT] [--angle-tolerance DEG] [--footprint-tolerance PT]
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "report annotation out of step with its features (and repair it with --fix)",
+        discussion: """
+            Compares every annotation row with what its class's label expression and placement
+            rules give now, and every spatial index with its table, and reports each problem with
+            a stable code:
+              orphan            the annotation's origin feature is gone (or has no geometry)
+              missing           a feature its class selects has no annotation of that class
+              duplicate         more than one annotation for one feature and class (the best
+                                match is kept; the others are reported)
+              stale-text        the text differs from the expression's value now
+              stale-placement   anchor or angle differ from the placement rules beyond the
+                                tolerance, unless Override says a person placed it
+              wrong-class       the class's where clause no longer selects the feature
+              footprint         the footprint polygon does not match the text, font and placement
+              invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
+              index             a spatial index entry is missing, extra or has the wrong box
+              unknown-class     the annotation's class is not registered for its table
+            The file is read in one pass per table, in bounded memory; progress is shown on a
+            terminal. docs/checks.md says how each problem is found.
+            """,
+        exitStatus: """
+            0 no problems (with --fix: none left), 1 problems found (with --fix: some
+            left), 64 bad usage, 65 not a GeoPackage, annotation tables without classes, unknown
+            --table, a class that does not compile, 66 no such file.
+            """,
+        note: """
+            A file without annotation tables or classes has nothing to check: it says so and exits
+            0. A file with annotation tables but no annotation classes is an error (65).
+            """,
+        example: "annolink check loudoun.gpkg --table ParcelLinesAnno_1 --position-tolerance 2")
 
-        Compares every annotation row with what its class's label expression and placement
-        rules give now, and every spatial index with its table, and reports each problem with
-        a stable code:
-          orphan            the annotation's origin feature is gone (or has no geometry)
-          missing           a feature its class selects has no annotation of that class
-          duplicate         more than one annotation for one feature and class (the best
-                            match is kept; the others are reported)
-          stale-text        the text differs from the expression's value now
-          stale-placement   anchor or angle differ from the placement rules beyond the
-                            tolerance, unless Override says a person placed it
-          wrong-class       the class's where clause no longer selects the feature
-          footprint         the footprint polygon does not match the text, font and placement
-          invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
-          index             a spatial index entry is missing, extra or has the wrong box
-          unknown-class     the annotation's class is not registered for its table
-        The file is read in one pass per table, in bounded memory; progress is shown on a
-        terminal. docs/checks.md says how each problem is found.
-
-        options:
-          --table TABLE              only this annotation table, or the annotation of this
-                                     origin table
-          --fix                      repair in one transaction, as one journal entry that
-                                     'annolink undo' reverts: regenerate stale text, placement
-                                     and footprints (keeping what Override marks), create
-                                     missing annotation, delete orphans and duplicates, move
-                                     annotation to the right class, rebuild broken spatial
-                                     indexes; invalid-geometry and unknown-class are left
-          --all                      list every problem (default: the first 20)
-          --json                     {"problems": [{"code", "annotationTable", "annotationFid",
-                                     "classID", "originTable", "originFid", "message"}],
-                                     "counts": {"<code>": n}}; with --fix also "repaired",
-                                     "left" (counts by code) and "journalEntry"
-          --position-tolerance PT    anchor distance allowed, in points at the reference
-                                     scale (default 1; at 1:1200 in US feet 1 pt = 1.39 ft)
-          --angle-tolerance DEG      angle difference allowed, in degrees (default 1)
-          --footprint-tolerance PT   footprint corner distance allowed, in points (default 1)
-
-        A file without annotation tables or classes has nothing to check: it says so and exits
-        0. A file with annotation tables but no annotation classes is an error (65).
-
-        exit status: 0 no problems (with --fix: none left), 1 problems found (with --fix: some
-        left), 64 bad usage, 65 not a GeoPackage, annotation tables without classes, unknown
-        --table, a class that does not compile, 66 no such file.
-
-        example:
-          annolink check loudoun.gpkg --table ParcelLinesAnno_1 --position-tolerance 2
-        """
+    static let table = ArgumentDeclaration.option("--table", value: "TABLE", help: """
+        only this annotation table, or the annotation of this
+        origin table
+        """)
+    static let json = ArgumentDeclaration.flag("--json", help: """
+        {"problems": [{"code", "annotationTable", "annotationFid",
+        "classID", "originTable", "originFid", "message"}],
+        "counts": {"<code>": n}}; with --fix also "repaired",
+        "left" (counts by code) and "journalEntry"
+        """)
+    static let all = ArgumentDeclaration.flag("--all", help: "list every problem (default: the first 20)")
+    static let fix = ArgumentDeclaration.flag("--fix", help: """
+        repair in one transaction, as one journal entry that
+        'annolink undo' reverts: regenerate stale text, placement
+        and footprints (keeping what Override marks), create
+        missing annotation, delete orphans and duplicates, move
+        annotation to the right class, rebuild broken spatial
+        indexes; invalid-geometry and unknown-class are left
+        """)
+    static let positionTolerance = ArgumentDeclaration.option("--position-tolerance", value: "PT", help: """
+        anchor distance allowed, in points at the reference
+        scale (default 1; at 1:1200 in US feet 1 pt = 1.39 ft)
+        """)
+    static let angleTolerance = ArgumentDeclaration.option("--angle-tolerance", value: "DEG", help: "angle difference allowed, in degrees (default 1)")
+    static let footprintTolerance = ArgumentDeclaration.option("--footprint-tolerance", value: "PT", help: "footprint corner distance allowed, in points (default 1)")
+    static let arguments = [SetCommand.file, table, json, all, fix, positionTolerance, angleTolerance, footprintTolerance]
 
     /// Problems listed without `--all`.
     static let listed = 20
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let json = arguments.flag("--json")
-        let all = arguments.flag("--all")
-        let fix = arguments.flag("--fix")
-        let table = try arguments.option("--table")
-        func tolerance(_ name: String, _ what: String) throws -> Double? {
-            try arguments.option(name, as: what) { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
-        }
-        let tolerances = CheckTolerances(
-            position: try tolerance("--position-tolerance", "a number of points, 0 or more") ?? CheckTolerances.defaultPosition,
-            angle: try tolerance("--angle-tolerance", "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
-            footprint: try tolerance("--footprint-tolerance", "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
-        let path = try arguments.positional("FILE.gpkg")
-        try arguments.finish()
+    var json: Bool
+    var all: Bool
+    var fix: Bool
+    var table: String?
+    var tolerances: CheckTolerances
+    var path: String
 
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        all = arguments.flag(Self.all)
+        fix = arguments.flag(Self.fix)
+        table = try arguments.option(Self.table)
+        func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
+            try arguments.option(declaration, as: what) { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
+        }
+        tolerances = CheckTolerances(
+            position: try tolerance(Self.positionTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultPosition,
+            angle: try tolerance(Self.angleTolerance, "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
+            footprint: try tolerance(Self.footprintTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
+        path = try arguments.positional(SetCommand.file)
+    }
+
+    func run() throws -> ExitStatus {
         let package = try GeoPackage(path: path, readOnly: !fix)
-        let checker = ConsistencyChecker(package: package, tolerances: tolerances)
+        let checker = ConsistencyChecker(package: package)
         var listing = ProblemListing(json: json, all: all)
         var progress: Progress?
-        func check(_ plan: inout RepairPlan?) throws -> CheckSummary {
-            let summary = try checker.check(table: table, progress: { done, total in
-                if progress == nil { progress = Progress("rows checked", total: total) }
-                progress?.update(done)
-            }, report: { problem in
-                try listing.add(problem)
-                plan?.add(problem)
-            })
-            if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
-            return summary
+        func tick(_ done: Int, _ total: Int) {
+            if progress == nil { progress = Progress("rows checked", total: total) }
+            progress?.update(done)
         }
-        var summary: CheckSummary
-        var repair: RepairResult?
-        if fix {
-            // One write transaction from the check to the repair: nothing can change the file
-            // between what the check saw and what the repair changes.
-            (summary, repair) = try package.connection.write {
-                var plan: RepairPlan? = RepairPlan()
-                let summary = try check(&plan)
-                return (summary, try checker.repair(plan!, command: EditOutput.commandLine))
-            }
-        } else {
-            var none: RepairPlan?
-            summary = try check(&none)
-        }
+        let report = fix
+            ? try checker.run(CheckFix(table: table, tolerances: tolerances, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
+            : try checker.run(Check(table: table, tolerances: tolerances), progress: tick, report: { try listing.add($0) })
+        let summary = report.summary, repair = report.repair
+        if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
         for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }
 
         if json {
-            var tail: [String: Any] = ["counts": counts(summary.counts)]
-            if let repair {
-                tail["repaired"] = counts(repair.repaired)
-                tail["left"] = counts(repair.left)
-                tail["journalEntry"] = repair.journalEntry ?? NSNull()
-            }
-            try listing.finishJSON(tail: tail)
+            try listing.finishJSON(totals: report.totals)
         } else {
-            try printReport(path: path, summary: summary, listing: &listing, repair: repair)
+            try Self.printReport(path: path, summary: summary, listing: &listing, repair: repair)
         }
         if let repair { return repair.left.isEmpty ? .success : .findings }
         return summary.problemCount == 0 ? .success : .findings
-    }
-
-    static func counts(_ counts: [ProblemCode: Int]) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })
     }
 
     static func printReport(path: String, summary: CheckSummary, listing: inout ProblemListing, repair: RepairResult?) throws {
@@ -194,7 +182,7 @@ struct ProblemListing {
         count += 1
         if json {
             buffer.append(contentsOf: (count == 1 ? "{\"problems\": [\n" : ",\n").utf8)
-            buffer.append(contentsOf: Self.json(problem).utf8)
+            buffer.append(contentsOf: try Self.encoder.encode(problem))
             if buffer.count >= 1 << 16 { flush(to: FileHandle.standardOutput) }
             return
         }
@@ -218,11 +206,14 @@ struct ProblemListing {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Ends the JSON document: the problems array, then `tail`'s keys.
-    mutating func finishJSON(tail: [String: Any]) throws {
+    /// Ends the JSON document: the problems array, then the keys of `totals`.
+    ///
+    /// The document is `CheckReport`'s encoding, written in two parts so that the problems
+    /// stream: each problem as `JSONEncoder` encodes it, then the totals object's keys after
+    /// the array.
+    mutating func finishJSON(totals: CheckReport.Totals) throws {
         flush(to: FileHandle.standardOutput)
-        let data = try JSONSerialization.data(withJSONObject: tail, options: [.sortedKeys])
-        let object = String(decoding: data, as: UTF8.self)
+        let object = String(decoding: try Self.encoder.encode(totals), as: UTF8.self)
         Output.line((count == 0 ? "{\"problems\": [" : "\n") + "],\n" + object.dropFirst())
     }
 
@@ -241,29 +232,12 @@ struct ProblemListing {
         }
     }
 
-    /// One problem as a JSON object on one line, keys sorted. Written by hand: Foundation's
-    /// JSONSerialization costs some 50 µs per object, which a million problems would feel.
-    static func json(_ p: Problem) -> String {
-        func string(_ text: String?) -> String {
-            guard let text else { return "null" }
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\r": result += "\\r"
-                case "\t": result += "\\t"
-                case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-            return result + "\""
-        }
-        func number(_ value: Int64?) -> String { value.map(String.init) ?? "null" }
-        return "{\"annotationFid\":\(number(p.annotationFid)),\"annotationTable\":\(string(p.annotationTable)),\"classID\":\(number(p.classID)),"
-            + "\"code\":\(string(p.code.rawValue)),\"message\":\(string(p.message)),\"originFid\":\(number(p.originFid)),\"originTable\":\(string(p.originTable))}"
-    }
+    /// Encodes each problem as one line (compact, keys sorted): the problems stream through it.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     static func text(_ p: Problem) -> String {
         var subject: String

@@ -23,12 +23,12 @@ enum EditOutput {
     }
 
     /// Splits `FIELD=VALUE` words.
-    static func assignments(_ words: [String]) throws -> [(field: String, text: String)] {
+    static func assignments(_ words: [String]) throws -> [FieldAssignment] {
         try words.map { word in
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
                 throw CommandError.usage("expected FIELD=VALUE, not '\(word)'")
             }
-            return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+            return FieldAssignment(field: String(word[..<equals]), text: String(word[word.index(after: equals)...]))
         }
     }
 
@@ -37,59 +37,21 @@ enum EditOutput {
         (["annolink"] + CommandLine.arguments.dropFirst()).map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
     }
 
-    static func json(_ value: SQLValue) -> Any {
-        switch value {
-        case .null: NSNull()
-        case .integer(let v): v
-        case .real(let v): v
-        case .text(let v): v
-        case .blob(let v): v.map { String(format: "%02x", $0) }.joined()
-        }
-    }
-
     static func text(_ value: SQLValue) -> String {
         switch value {
         case .null: "NULL"
         case .integer(let v): String(v)
         case .real(let v): String(v)
         case .text(let v): v
-        case .blob(let v): "x'" + v.map { String(format: "%02x", $0) }.joined() + "'"
+        case .blob(let v): "x'" + SQLValue.hex(v) + "'"
         }
-    }
-
-    static func json(_ point: Point?) -> Any {
-        point.map { [$0.x, $0.y] } ?? NSNull()
-    }
-
-    static func json(_ geometry: Geometry?) -> Any {
-        guard let geometry, let text = try? geometry.geoJSON(), let data = text.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) else { return NSNull() }
-        return object
-    }
-
-    static func json(_ change: AnnotationChange) -> [String: Any] {
-        [
-            "change": change.kind.rawValue, "annotationTable": change.annotationTable, "annotationFid": change.annotationFid,
-            "classID": change.classID, "oldText": change.oldText ?? NSNull(), "newText": change.newText ?? NSNull(),
-            "oldAnchor": json(change.oldAnchor), "newAnchor": json(change.newAnchor),
-        ]
     }
 
     /// Prints `result` as JSON or as lines for a person.
     static func print(_ result: EditResult, json asJSON: Bool, warnings: [String]) throws {
         for warning in warnings { Output.diagnostic("warning: \(warning)") }
         if asJSON {
-            var object: [String: Any] = [
-                "edit": result.kind.rawValue, "table": result.table, "fid": result.fid,
-                "fields": result.fields.map { ["name": $0.name, "old": json($0.old), "new": json($0.new)] },
-                "annotation": result.annotation.map(json),
-                "journalEntry": result.journalEntry ?? NSNull(),
-            ]
-            if result.oldGeometry != nil || result.newGeometry != nil {
-                object["oldGeometry"] = json(result.oldGeometry)
-                object["newGeometry"] = json(result.newGeometry)
-            }
-            Output.line(try Output.json(object))
+            Output.line(try Output.json(result))
             return
         }
         let verb: String

@@ -3,40 +3,53 @@ import AnnoLinkStore
 import Foundation
 
 /// `annolink import`: the one way data comes into annolink.
-enum ImportCommand: Command {
-    static let name = "import"
-    static let summary = "convert an ArcGIS mobile geodatabase (or copy a GeoPackage) into a new GeoPackage"
-    static let help = """
-        usage: annolink import SOURCE DEST.gpkg
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "convert an ArcGIS mobile geodatabase (or copy a GeoPackage) into a new GeoPackage",
+        discussion: """
+            SOURCE is an ArcGIS mobile geodatabase (.geodatabase) or a GeoPackage.
 
-        SOURCE is an ArcGIS mobile geodatabase (.geodatabase) or a GeoPackage.
+            A mobile geodatabase is converted: every feature class becomes a GeoPackage feature
+            table with the same name, its attributes (GlobalID included) and the Esri ObjectID as
+            fid; current rows only (archive history is not carried over); Esri dates become ISO
+            8601 DATETIME text. Annotation feature classes become annotation tables: FeatureGlobalID
+            is resolved to the origin feature's fid in FeatureID, the anchor is taken from the text
+            baseline in Element (its midpoint for center alignment), the footprint from SHAPE; their
+            annotation classes (expression, font, size, reference scale, placement, AutoCreate,
+            UpdateOnShapeChange) go into the annotation class registry. Everything that cannot be
+            converted is listed by name.
 
-        A mobile geodatabase is converted: every feature class becomes a GeoPackage feature
-        table with the same name, its attributes (GlobalID included) and the Esri ObjectID as
-        fid; current rows only (archive history is not carried over); Esri dates become ISO
-        8601 DATETIME text. Annotation feature classes become annotation tables: FeatureGlobalID
-        is resolved to the origin feature's fid in FeatureID, the anchor is taken from the text
-        baseline in Element (its midpoint for center alignment), the footprint from SHAPE; their
-        annotation classes (expression, font, size, reference scale, placement, AutoCreate,
-        UpdateOnShapeChange) go into the annotation class registry. Everything that cannot be
-        converted is listed by name.
+            A GeoPackage is copied as it is, as one consistent snapshot.
 
-        A GeoPackage is copied as it is, as one consistent snapshot.
+            DEST.gpkg must not exist. On any error nothing is left behind.
+            """,
+        exitStatus: """
+            0 done, 64 bad usage, 65 SOURCE is neither or cannot be read,
+            66 SOURCE does not exist, 73 DEST exists or cannot be created.
+            """,
+        example: "annolink import ../shared/data/loudoun_anno.geodatabase loudoun.gpkg")
 
-        DEST.gpkg must not exist. On any error nothing is left behind.
+    static let source = ArgumentDeclaration.positional("SOURCE")
+    static let destination = ArgumentDeclaration.positional("DEST.gpkg")
+    static let json = ArgumentDeclaration.flag("--json", help: """
+        what was imported: {"tables": [{"name", "geometryTypeName", "srsID", "rows",
+        "isAnnotation"}], "annotationClasses", "notConverted": [line]} (a copied
+        GeoPackage: no tables, 0 classes)
+        """)
+    static let arguments = [source, destination, json]
 
-        exit status: 0 done, 64 bad usage, 65 SOURCE is neither or cannot be read,
-        66 SOURCE does not exist, 73 DEST exists or cannot be created.
+    var json: Bool
+    var sourcePath: String
+    var destination: String
 
-        example:
-          annolink import ../shared/data/loudoun_anno.geodatabase loudoun.gpkg
-        """
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        sourcePath = try arguments.positional(Self.source)
+        destination = try arguments.positional(Self.destination)
+    }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let sourcePath = try arguments.positional("SOURCE")
-        let destination = try arguments.positional("DEST.gpkg")
-        try arguments.finish()
-
+    func run() throws -> ExitStatus {
         guard FileManager.default.fileExists(atPath: sourcePath) else { throw StoreError.missingFile(path: sourcePath) }
         let source: Connection
         do {
@@ -48,6 +61,10 @@ enum ImportCommand: Command {
         if try MobileGeodatabaseImporter.isMobileGeodatabase(source) {
             let report = try GeoPackage.build(at: destination) { package in
                 try MobileGeodatabaseImporter.run(source: source, into: package)
+            }
+            if json {
+                Output.line(try Output.json(report))
+                return .success
             }
             Output.line("imported \(sourcePath) into \(destination):")
             for table in report.tables {
@@ -64,6 +81,10 @@ enum ImportCommand: Command {
         // A GeoPackage: check it is one, then copy it page for page.
         _ = try GeoPackage(path: sourcePath, readOnly: true)
         try NewFile.write(destination) { temporary in try source.backup(to: temporary) }
+        if json {
+            Output.line(try Output.json(ImportReport()))
+            return .success
+        }
         Output.line("copied GeoPackage \(sourcePath) to \(destination)")
         return .success
     }

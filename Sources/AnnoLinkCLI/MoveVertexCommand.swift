@@ -1,42 +1,57 @@
 import AnnoLinkEditing
+import AnnoLinkGeometry
 import AnnoLinkStore
 
 /// `annolink move-vertex`: move an end of a single-segment line.
-enum MoveVertexCommand: Command {
-    static let name = "move-vertex"
-    static let summary = "move an end of a single-segment line; its annotation follows"
-    static let help = """
-        usage: annolink move-vertex FILE.gpkg TABLE FID --to X,Y [--crs CRS] [--vertex last|nearest] [--json]
+struct MoveVertexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move-vertex",
+        abstract: "move an end of a single-segment line; its annotation follows",
+        discussion: """
+            Moves the last vertex (default) or the nearest end (--vertex nearest, found with GEOS)
+            of a line of one part and two points, and regenerates its annotation (the new length
+            text and the placement of the rules). The line keeps its direction: the first vertex
+            stays first. Lines with more than one segment are refused with their part and point
+            counts. One transaction with a journal entry.
+            """,
+        exitStatus: """
+            0 done, 64 bad usage, 65 unknown table or fid, not a single-segment line,
+            unknown CRS, 66 no such file. On any error the file is unchanged.
+            """)
 
-        Moves the last vertex (default) or the nearest end (--vertex nearest, found with GEOS)
-        of a line of one part and two points, and regenerates its annotation (the new length
-        text and the placement of the rules). The line keeps its direction: the first vertex
-        stays first. Lines with more than one segment are refused with their part and point
-        counts. One transaction with a journal entry.
+    static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: "the new location of the vertex")
+    static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of --to (default: the table's own)")
+    static let vertex = ArgumentDeclaration.option("--vertex", value: "last|nearest", help: "which end moves (default last)")
+    static let arguments = [SetCommand.file, SetCommand.table, SetCommand.fid, to, crs, vertex, MoveCommand.json]
 
-        options:
-          --to X,Y                 the new location of the vertex
-          --crs CRS                the CRS of --to (default: the table's own)
-          --vertex last|nearest    which end moves (default last)
-          --json                   what changed (see 'annolink set --help')
+    var json: Bool
+    var toText: String
+    var crs: String?
+    var vertex: EditService.VertexChoice
+    var path: String
+    var table: String
+    var fidText: String
+    var fid: Int64 = 0
+    var point = Point(x: 0, y: 0)
 
-        exit status: 0 done, 64 bad usage, 65 unknown table or fid, not a single-segment line,
-        unknown CRS, 66 no such file. On any error the file is unchanged.
-        """
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(MoveCommand.json)
+        toText = try arguments.required(Self.to)
+        crs = try arguments.option(Self.crs)
+        vertex = try arguments.option(Self.vertex, as: "last or nearest") { EditService.VertexChoice(rawValue: $0) } ?? .last
+        path = try arguments.positional(SetCommand.file)
+        table = try arguments.positional(SetCommand.table)
+        fidText = try arguments.positional(SetCommand.fid)
+    }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let json = arguments.flag("--json")
-        guard let to = try arguments.option("--to") else { throw CommandError.usage("missing --to X,Y") }
-        let crs = try arguments.option("--crs")
-        let vertex = try arguments.option("--vertex", as: "last or nearest") { EditService.VertexChoice(rawValue: $0) } ?? .last
-        let path = try arguments.positional("FILE.gpkg")
-        let table = try arguments.positional("TABLE")
-        let fid = try EditOutput.fid(try arguments.positional("FID"))
-        try arguments.finish()
-        let point = try EditOutput.coordinate(to, option: "--to")
+    mutating func validate() throws {
+        fid = try EditOutput.fid(fidText)
+        point = try EditOutput.coordinate(toText, option: Self.to.name)
+    }
 
+    func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.moveVertex(table: table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine)
+        let result = try service.run(MoveVertex(table: table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

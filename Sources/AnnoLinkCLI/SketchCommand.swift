@@ -1,56 +1,68 @@
+import AnnoLinkGeometry
 import AnnoLinkStore
 import Foundation
 
 /// `annolink sketch`: the geometry editor with the programmatic reticle workflow, driven from
 /// a terminal or a script.
-enum SketchCommand: Command {
-    static let name = "sketch"
-    static let summary = "draw and reshape features with a reticle, interactively or from a script"
-    static var help: String {
-        """
-        usage: annolink sketch FILE.gpkg [--script FILE] [--size W,H]
+struct SketchCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "sketch",
+            abstract: "draw and reshape features with a reticle, interactively or from a script",
+            discussion: """
+                Opens a headless map view on FILE.gpkg with a geometry editor and Esri's programmatic
+                reticle tool: pan the map so that the reticle (the centre of the view) sits over a
+                spot, then press the one button, whose label says what it does: "Insert point" adds
+                a vertex at the reticle, "Pick up point" (over a vertex or mid-vertex) picks it up,
+                "Drop point" puts it down at the reticle. Undo, redo, delete, freehand strokes and
+                shapes work as in Esri's samples. A status line follows every command.
 
-        Opens a headless map view on FILE.gpkg with a geometry editor and Esri's programmatic
-        reticle tool: pan the map so that the reticle (the centre of the view) sits over a
-        spot, then press the one button, whose label says what it does: "Insert point" adds
-        a vertex at the reticle, "Pick up point" (over a vertex or mid-vertex) picks it up,
-        "Drop point" puts it down at the reticle. Undo, redo, delete, freehand strokes and
-        shapes work as in Esri's samples. A status line follows every command.
+                Commands are read one a line: from the terminal with a prompt, or from --script FILE
+                or standard input, echoed after 'sketch> '. In a script the first command that cannot
+                be done stops the session with its error and exit status; at the terminal the error
+                is shown and the session goes on. Nothing is written until 'save', which adds the
+                feature or updates its geometry through the edit service (one transaction and journal
+                entry; linked annotation regenerated; 'annolink undo' reverts it).
 
-        Commands are read one a line: from the terminal with a prompt, or from --script FILE
-        or standard input, echoed after 'sketch> '. In a script the first command that cannot
-        be done stops the session with its error and exit status; at the terminal the error
-        is shown and the session goes on. Nothing is written until 'save', which adds the
-        feature or updates its geometry through the edit service (one transaction and journal
-        entry; linked annotation regenerated; 'annolink undo' reverts it).
+                The map is in the CRS of the file's first feature table; screen points are points
+                (1/96 inch at the nominal 96 dpi) from the upper-left corner of the view; one point
+                is SCALE × 0.0254 / 96 metres on the ground. docs/sketch.md has the details.
 
-        The map is in the CRS of the file's first feature table; screen points are points
-        (1/96 inch at the nominal 96 dpi) from the upper-left corner of the view; one point
-        is SCALE × 0.0254 / 96 metres on the ground. docs/sketch.md has the details.
-
-        commands:
-        \(SketchSession.helpLines.joined(separator: "\n"))
-
-        options:
-          --script FILE   read the commands from FILE (default: the terminal, or standard input)
-          --size W,H      the view's size in points (default 800,600)
-
-        exit status: 0 done, 64 bad usage (also an unknown command in a script), 65 a command
-        that cannot be done in a script, a feature or table that does not exist, a geometry
-        GEOS refuses, 66 no such file.
-
-        example:
-          printf 'edit Loudoun_Address_Points_1 831\\nbutton\\npan 20,-10\\nbutton\\nsave\\n' |
-            annolink sketch loudoun.gpkg
-        """
+                commands:
+                \(SketchSession.helpLines.joined(separator: "\n"))
+                """,
+            exitStatus: """
+                0 done, 64 bad usage (also an unknown command in a script), 65 a command
+                that cannot be done in a script, a feature or table that does not exist, a geometry
+                GEOS refuses, 66 no such file.
+                """,
+            example: """
+                printf 'edit Loudoun_Address_Points_1 831\\nbutton\\npan 20,-10\\nbutton\\nsave\\n' |
+                  annolink sketch loudoun.gpkg
+                """)
     }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let script = try arguments.option("--script")
-        let size = try arguments.option("--size").map { try EditOutput.coordinate($0, option: "--size") } ?? .init(x: 800, y: 600)
-        let path = try arguments.positional("FILE.gpkg")
-        try arguments.finish()
+    static let script = ArgumentDeclaration.option("--script", value: "FILE", help: "read the commands from FILE (default: the terminal, or standard input)")
+    static let size = ArgumentDeclaration.option("--size", value: "W,H", help: "the view's size in points (default 800,600)")
+    static let arguments = [SetCommand.file, script, size]
+
+    var script: String?
+    var sizeText: String?
+    var path: String
+    var size = Point(x: 800, y: 600)
+
+    init(parsing arguments: inout Arguments) throws {
+        script = try arguments.option(Self.script)
+        sizeText = try arguments.option(Self.size)
+        path = try arguments.positional(SetCommand.file)
+    }
+
+    mutating func validate() throws {
+        if let sizeText { size = try EditOutput.coordinate(sizeText, option: Self.size.name) }
         guard size.x > 0, size.y > 0 else { throw CommandError.usage("--size expects two positive numbers of points, not \(size.x),\(size.y)") }
+    }
+
+    func run() throws -> ExitStatus {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missingFile(path: path) }
 
         var lines: AnyIterator<String>
@@ -100,7 +112,7 @@ enum SketchCommand: Command {
     }
 
     /// Writes the prompt without a newline.
-    private static func prompt() {
+    private func prompt() {
         FileHandle.standardOutput.write(Data("sketch> ".utf8))
     }
 }

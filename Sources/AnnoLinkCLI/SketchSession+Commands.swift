@@ -475,14 +475,14 @@ extension SketchSession {
         let result: EditResult
         if let fid = target.fid {
             guard values.isEmpty else { throw CommandError("save sets fields only on new features: use 'annolink set' for feature \(fid)", status: .dataError) }
-            result = try service.replaceGeometry(table: target.table.name, fid: fid, geometry: geometry, command: command)
+            result = try service.run(ReplaceGeometry(table: target.table.name, fid: fid, geometry: geometry, command: command))
         } else {
             let given = Set(values.map { $0.field.lowercased() })
             let missing = target.table.attributeColumns.filter { $0.isNotNull && $0.defaultSQL == nil && !given.contains($0.name.lowercased()) }
             if let column = missing.first {
                 throw CommandError("\(target.table.name).\(column.name) may not be empty: give it, e.g. 'save \(column.name)=VALUE'", status: .dataError)
             }
-            result = try service.addFeature(table: target.table.name, geometry: geometry, crs: nil, values: values, command: command)
+            result = try service.run(AddFeature(table: target.table.name, geometry: geometry, values: values, command: command))
         }
         saved()
         return Self.lines(result, warnings: service.annotation.warnings)

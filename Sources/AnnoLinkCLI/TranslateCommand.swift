@@ -4,52 +4,63 @@ import AnnoLinkStore
 import Foundation
 
 /// `annolink translate`: a bulk move of features with all their annotation.
-enum TranslateCommand: Command {
-    static let name = "translate"
-    static let summary = "move many features by dx, dy with all their annotation"
-    static let help = """
-        usage: annolink translate FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)
-                                  --by DX,DY [--dry-run] [--json]
+struct TranslateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "translate",
+        abstract: "move many features by dx, dy with all their annotation",
+        discussion: """
+            Moves every selected feature by DX, DY (in the table's CRS units) and regenerates its
+            annotation (placement by the rules on the moved geometry; hand-placed annotation moves
+            by the same vector), keeping the spatial indexes exact, as one transaction and one
+            journal entry ('annolink undo' reverts it). SQLite streams the rows through the move,
+            so memory stays flat for millions of features; progress is shown on a terminal. Killed
+            part-way, the file is as it was.
+            """,
+        exitStatus: """
+            0 done (also when nothing was selected), 64 bad usage, 65 unknown table or
+            fid, invalid where clause, 66 no such file. On any error the file is unchanged.
+            """,
+        example: "annolink translate big.gpkg parcel_lines --bbox 11880000,7020000,11890000,7030000 --by 0.5,-1.25")
 
-        Moves every selected feature by DX, DY (in the table's CRS units) and regenerates its
-        annotation (placement by the rules on the moved geometry; hand-placed annotation moves
-        by the same vector), keeping the spatial indexes exact, as one transaction and one
-        journal entry ('annolink undo' reverts it). SQLite streams the rows through the move,
-        so memory stays flat for millions of features; progress is shown on a terminal. Killed
-        part-way, the file is as it was.
+    static let selection = "selection (exactly one)"
+    static let fids = ArgumentDeclaration.option("--fids", value: "1,2,3", required: true, section: selection, help: "these feature ids")
+    static let bbox = ArgumentDeclaration.option("--bbox", value: "MINX,MINY,MAXX,MAXY", required: true, section: selection, help: """
+        every feature whose envelope lies inside the box
+        """)
+    static let whereClause = ArgumentDeclaration.option("--where", value: "SQL", required: true, section: selection, help: """
+        every feature an SQL condition on TABLE selects, e.g.
+        "LEFT_FID = 12"; it must be one read-only condition
+        """)
+    static let by = ArgumentDeclaration.option("--by", value: "DX,DY", required: true, help: "the move, in the table's CRS units")
+    static let dryRun = ArgumentDeclaration.flag("--dry-run", help: "report what would move; write nothing")
+    static let json = ArgumentDeclaration.flag("--json", help: #"{"table", "dx", "dy", "features", "annotationRows", "dryRun", "journalEntry"}"#)
+    static let arguments = [SetCommand.file, SetCommand.table, fids, bbox, whereClause, by, dryRun, json]
 
-        selection (exactly one):
-          --fids 1,2,3               these feature ids
-          --bbox MINX,MINY,MAXX,MAXY every feature whose envelope lies inside the box
-          --where SQL                every feature an SQL condition on TABLE selects, e.g.
-                                     "LEFT_FID = 12"; it must be one read-only condition
+    var json: Bool
+    var dryRun: Bool
+    var fidsText: String?
+    var bboxText: String?
+    var whereText: String?
+    var byText: String
+    var path: String
+    var table: String
+    var offset = Point(x: 0, y: 0)
+    var selection = Selection.fids([])
 
-        options:
-          --by DX,DY    the move, in the table's CRS units
-          --dry-run     report what would move; write nothing
-          --json        {"table", "dx", "dy", "features", "annotationRows", "dryRun", "journalEntry"}
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag(Self.json)
+        dryRun = arguments.flag(Self.dryRun)
+        fidsText = try arguments.option(Self.fids)
+        bboxText = try arguments.option(Self.bbox)
+        whereText = try arguments.option(Self.whereClause)
+        byText = try arguments.required(Self.by)
+        path = try arguments.positional(SetCommand.file)
+        table = try arguments.positional(SetCommand.table)
+    }
 
-        exit status: 0 done (also when nothing was selected), 64 bad usage, 65 unknown table or
-        fid, invalid where clause, 66 no such file. On any error the file is unchanged.
-
-        example:
-          annolink translate big.gpkg parcel_lines --bbox 11880000,7020000,11890000,7030000 --by 0.5,-1.25
-        """
-
-    static func run(_ arguments: inout Arguments) throws -> ExitStatus {
-        let json = arguments.flag("--json")
-        let dryRun = arguments.flag("--dry-run")
-        let fids = try arguments.option("--fids")
-        let bbox = try arguments.option("--bbox")
-        let whereClause = try arguments.option("--where")
-        guard let by = try arguments.option("--by") else { throw CommandError.usage("missing --by DX,DY") }
-        let path = try arguments.positional("FILE.gpkg")
-        let table = try arguments.positional("TABLE")
-        try arguments.finish()
-
-        let offset = try EditOutput.coordinate(by, option: "--by")
-        let selection: Selection
-        switch (fids, bbox, whereClause) {
+    mutating func validate() throws {
+        offset = try EditOutput.coordinate(byText, option: Self.by.name)
+        switch (fidsText, bboxText, whereText) {
         case (let fids?, nil, nil):
             let parsed = fids.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
             guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else { throw CommandError.usage("--fids expects whole numbers separated by commas, not '\(fids)'") }
@@ -68,18 +79,17 @@ enum TranslateCommand: Command {
         default:
             throw CommandError.usage("give exactly one of --fids, --bbox, --where")
         }
+    }
 
+    func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path))
         let progress = Progress("features")
-        let result = try service.translate(table: table, selection: selection, dx: offset.x, dy: offset.y, dryRun: dryRun,
-                                           command: EditOutput.commandLine, progress: { done, total in progress.update(done) })
+        let request = Translate(table: table, selection: selection, dx: offset.x, dy: offset.y, dryRun: dryRun, command: EditOutput.commandLine)
+        let result = try request.run(in: service, progress: { done, _ in progress.update(done) })
         if result.features > 0 && !dryRun { progress.finish(result.features) }
         for warning in service.annotation.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
-            Output.line(try Output.json([
-                "table": result.table, "dx": result.dx, "dy": result.dy, "features": result.features,
-                "annotationRows": result.annotationRows, "dryRun": result.dryRun, "journalEntry": result.journalEntry ?? NSNull(),
-            ]))
+            Output.line(try Output.json(result))
         } else if dryRun {
             Output.line("would move \(result.features) features of \(result.table) and \(result.annotationRows) annotation rows by \(result.dx), \(result.dy) (dry run: nothing written)")
         } else if result.features == 0 {

@@ -49,12 +49,11 @@ extension ConsistencyChecker {
             throw CheckError.tooManyRepairs(count: plan.rowChangeCount, limit: Self.repairLimit)
         }
         let journal = try Journal(package: package)
-        let newestBefore = try journal.entries(limit: 1).first?.id
         var classes: [String: CompiledClass] = [:]
         for c in try engine.allClasses() { classes[Self.key(c.definition.annotationTable, c.definition.classID)] = c }
         let repairedCount = plan.repairing.values.reduce(0, +)
         let summary = "check --fix: repaired \(repairedCount) problem\(repairedCount == 1 ? "" : "s")"
-        try journal.record(command: command, summary: summary) { recorder in
+        result.journalEntry = try journal.record(command: command, summary: summary) { recorder in
             // The wrong entries are copied before anything changes the indexes.
             for (name, ids) in plan.index.sorted(by: { $0.key < $1.key }) {
                 try recorder.captureSpatialIndex(table: name, ids: ids)
@@ -87,10 +86,8 @@ extension ConsistencyChecker {
                 note(table.name)
             }
             for name in changed { try package.refreshContents(of: package.featureTable(name)) }
-        }
+        }.entry
         result.repaired = plan.repairing
-        let newest = try journal.entries(limit: 1).first?.id
-        result.journalEntry = newest == newestBefore ? nil : newest
         return result
     }
 

@@ -48,8 +48,9 @@ public final class ConsistencyChecker {
     public let package: GeoPackage
     /// The annotation engine that computes the expected text, placement and footprints.
     public let engine: AnnotationEngine
-    /// The tolerances of the placement and footprint comparisons.
-    public let tolerances: CheckTolerances
+    /// The tolerances of the placement and footprint comparisons; `run(_:)` sets those of its
+    /// request.
+    public var tolerances: CheckTolerances
     var connection: Connection { package.connection }
 
     /// A checker for `package` with `tolerances`.

@@ -12,16 +12,32 @@ public enum Selection: Sendable {
     case condition(String)
 }
 
-/// What a bulk move did, or with a dry run would do.
-public struct TranslateResult: Sendable {
+/// What a bulk move did, or with a dry run would do: `translate --json`,
+/// `{"table", "dx", "dy", "features", "annotationRows", "dryRun", "journalEntry"}`.
+public struct TranslateResult: Sendable, Encodable {
     public var table: String
     public var dx: Double
     public var dy: Double
+    /// The features moved (with a dry run: selected).
     public var features = 0
+    /// The annotation rows moved with them (with a dry run: that would move).
     public var annotationRows = 0
     public var dryRun: Bool
     /// The journal entry (for undo), when something was moved.
     public var journalEntry: Int64?
+
+    enum CodingKeys: String, CodingKey { case table, dx, dy, features, annotationRows, dryRun, journalEntry }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(table, forKey: .table)
+        try c.encode(dx, forKey: .dx)
+        try c.encode(dy, forKey: .dy)
+        try c.encode(features, forKey: .features)
+        try c.encode(annotationRows, forKey: .annotationRows)
+        try c.encode(dryRun, forKey: .dryRun)
+        try c.encode(journalEntry, forKey: .journalEntry)
+    }
 }
 
 extension EditService {
@@ -67,7 +83,7 @@ extension EditService {
         if dryRun || result.features == 0 { return result }
 
         let summary = "translate \(result.features) features of \(table.name) by \(dx), \(dy)"
-        try journal().record(command: command, summary: summary) { recorder in
+        result.journalEntry = try journal().record(command: command, summary: summary) { recorder in
             // The journal keeps the vector and the rows' keys, and copies only rows whose change
             // is not exactly the move (a translation is undone by moving back).
             let tables = [table.name] + annotationTables.keys.sorted()
@@ -95,8 +111,7 @@ extension EditService {
                 }
             }
             for name in tables { try package.refreshContents(of: package.featureTable(name)) }
-        }
-        result.journalEntry = try newestEntry()
+        }.entry
         return result
     }
 

@@ -35,15 +35,11 @@ public final class EditService {
         return made
     }
 
-    /// The id of the newest journal entry.
-    func newestEntry() throws -> Int64? {
-        try journal().entries(limit: 1).first?.id
-    }
-
     /// Runs `body` as one transaction recorded as one journal entry, and notes the entry.
     func perform(command: String, summary: String, _ body: () throws -> EditResult) throws -> EditResult {
-        var result = try journal().record(command: command, summary: summary) { _ in try body() }
-        result.journalEntry = try newestEntry()
+        let recorded = try journal().record(command: command, summary: summary) { _ in try body() }
+        var result = recorded.value
+        result.journalEntry = recorded.entry
         return result
     }
 

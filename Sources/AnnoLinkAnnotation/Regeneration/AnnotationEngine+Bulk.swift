@@ -2,7 +2,7 @@ import AnnoLinkGeometry
 import AnnoLinkStore
 
 /// Counts of what a whole-table run did.
-public struct RegenerationSummary: Hashable, Sendable {
+public struct RegenerationSummary: Hashable, Sendable, Codable {
     public var features = 0
     public var created = 0
     public var updated = 0

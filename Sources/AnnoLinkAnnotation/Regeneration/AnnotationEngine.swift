@@ -258,7 +258,8 @@ public final class AnnotationEngine {
     private func change(_ kind: AnnotationChange.Kind, _ table: FeatureTable, _ old: AnnotationRow?, _ new: AnnotationRow?) -> AnnotationChange {
         AnnotationChange(
             kind: kind, annotationTable: table.name, annotationFid: (new ?? old)?.fid ?? 0, classID: (new ?? old)?.classID ?? 0,
-            oldText: old?.text, newText: new?.text, oldAnchor: old?.anchor, newAnchor: new?.anchor)
+            oldText: old?.text, newText: new?.text, oldAnchor: old?.anchor, newAnchor: new?.anchor,
+            oldAngle: old?.angle, newAngle: new?.angle)
     }
 }
 

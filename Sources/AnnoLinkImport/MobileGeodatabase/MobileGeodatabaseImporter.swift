@@ -4,9 +4,9 @@ import AnnoLinkStore
 import Foundation
 
 /// What an import converted, and what it could not.
-public struct ImportReport: Sendable {
+public struct ImportReport: Sendable, Codable {
     /// One imported table.
-    public struct Table: Sendable {
+    public struct Table: Sendable, Codable {
         public var name: String
         public var geometryTypeName: String
         public var srsID: Int64
@@ -19,6 +19,9 @@ public struct ImportReport: Sendable {
     /// Everything that was not converted, each naming the table, column or row, in the user's
     /// words. Nothing is dropped without a line here.
     public var notConverted: [String] = []
+
+    /// An empty report (a GeoPackage copied as it is converts nothing).
+    public init() {}
 }
 
 /// Converts an ArcGIS mobile geodatabase into annolink's GeoPackage layout.
@@ -359,16 +362,16 @@ public struct MobileGeodatabaseImporter {
             if let engine = esri.expressionEngine, !engine.lowercased().contains("arcade") {
                 report.notConverted.append("\(name) class \(esri.classID) '\(esri.name)': its expression is \(engine), not Arcade; registered, but annolink cannot evaluate it")
             }
-            var parameters: [String: Any] = ["source": "esri"]
+            var parameters = EsriPlacementParameters()
             if let p = esri.placement {
-                parameters["engine"] = p.engine.rawValue
-                if let method = p.method { parameters["method"] = method }
-                if let offset = p.primaryOffset { parameters["primaryOffset"] = offset }
-                if let unit = p.primaryOffsetUnit { parameters["primaryOffsetUnit"] = unit }
-                if let constrain = p.constrainOffset { parameters["constrainOffset"] = constrain }
-                if let along = p.alongLinePlacement { parameters["alongLinePlacement"] = along }
+                parameters.engine = p.engine.rawValue
+                parameters.method = p.method
+                parameters.primaryOffset = p.primaryOffset
+                parameters.primaryOffsetUnit = p.primaryOffsetUnit
+                parameters.constrainOffset = p.constrainOffset
+                parameters.alongLinePlacement = p.alongLinePlacement
             }
-            let json = (try? JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+            let json = try? EsriPlacementParameters.json(parameters)
             try package.saveAnnotationClass(AnnotationClass(
                 annotationTable: name, classID: Int64(esri.classID), name: esri.name, originTable: originTable.name,
                 whereClause: esri.whereClause, expression: esri.expression, fontName: esri.fontName ?? "Tahoma",
@@ -383,5 +386,23 @@ public struct MobileGeodatabaseImporter {
                 autoCreate: flag(esri.autoCreate, "AutoCreate"), updateOnShapeChange: flag(esri.updateOnShapeChange, "UpdateOnShapeChange")))
             report.annotationClasses += 1
         }
+    }
+}
+
+/// The Esri placement settings an imported class keeps in `placement_parameters`, as one JSON
+/// object with sorted keys (absent settings left out).
+struct EsriPlacementParameters: Encodable {
+    var source = "esri"
+    var engine: String?
+    var method: String?
+    var primaryOffset: Double?
+    var primaryOffsetUnit: String?
+    var constrainOffset: String?
+    var alongLinePlacement: String?
+
+    static func json(_ parameters: Self) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(parameters), as: UTF8.self)
     }
 }

@@ -3,7 +3,7 @@ import AnnoLinkGeometry
 import AnnoLinkStore
 
 /// What `SampleWriter` wrote.
-public struct SampleSummary: Sendable {
+public struct SampleSummary: Sendable, Codable {
     public var addressPoints = 0
     public var parcelLines = 0
     public var annotationRows = 0

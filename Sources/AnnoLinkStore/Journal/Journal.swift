@@ -44,11 +44,14 @@ public final class Journal {
     /// Inside a transaction the caller opened, the entry commits with that transaction. A
     /// `record` inside the body of another joins the outer entry.
     ///
+    /// Returns what `body` returned and the id of the entry written: nil when the body changed
+    /// nothing, or when this `record` joined an outer one (whose entry is not written yet).
+    ///
     /// - Throws: whatever `body` throws; `JournalError.unsupportedBulkChange` when a bulk
     ///   image's rules were broken; `SQLiteError`.
     @discardableResult
-    public func record<T>(command: String, summary: String, _ body: (JournalRecorder) throws -> T) throws -> T {
-        if let recording { return try body(recording) }
+    public func record<T>(command: String, summary: String, _ body: (JournalRecorder) throws -> T) throws -> (value: T, entry: Int64?) {
+        if let recording { return (try body(recording), nil) }
         let ownsTransaction = !connection.isInTransaction
         let result = try connection.write {
             let recorder = try JournalRecorder(journal: self)
@@ -58,11 +61,12 @@ public final class Journal {
                 recorder.close()
             }
             let result = try body(recorder)
+            var entry: Int64?
             if let recorded = try recorder.finish() {
-                try write(recorded.changeset, images: recorded.images, moves: recorded.moves, indexImages: recorded.indexImages, entry: recorder.entryID,
-                          command: command, summary: summary)
+                entry = try write(recorded.changeset, images: recorded.images, moves: recorded.moves, indexImages: recorded.indexImages,
+                                  entry: recorder.entryID, command: command, summary: summary)
             }
-            return result
+            return (value: result, entry: entry)
         }
         // Only a committed schema can be trusted afterwards: a caller's transaction may still
         // roll back.
@@ -90,7 +94,8 @@ public final class Journal {
         return connection.lastInsertRowID
     }
 
-    private func write(_ changeset: Changeset, images: [BulkImage], moves: [MoveImage], indexImages: [IndexImage], entry: Int64?, command: String, summary: String) throws {
+    /// Writes the entry (filling in a bulk entry's row made earlier) and returns its id.
+    private func write(_ changeset: Changeset, images: [BulkImage], moves: [MoveImage], indexImages: [IndexImage], entry: Int64?, command: String, summary: String) throws -> Int64 {
         let changed = try changeset.tables()
         var tables: [String] = (images.map { ($0.sequence, $0.target.table) } + moves.map { ($0.sequence, $0.table) }).sorted { $0.0 < $1.0 }.map(\.1)
         for table in changed.map(\.name) + indexImages.map(\.rtree) where !tables.contains(table) { tables.append(table) }
@@ -105,13 +110,14 @@ public final class Journal {
                 UPDATE annolink_journal SET time = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), command = ?, summary = ?,
                   row_count = ?, tables = ?, changeset = ? WHERE id = ?
                 """, values + [.integer(entry)])
-        } else {
-            try prepareNewEntry()
-            try connection.run("""
-                INSERT INTO annolink_journal (time, command, summary, state, kind, row_count, tables, changeset)
-                VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, 'done', 'ordinary', ?, ?, ?)
-                """, values)
+            return entry
         }
+        try prepareNewEntry()
+        try connection.run("""
+            INSERT INTO annolink_journal (time, command, summary, state, kind, row_count, tables, changeset)
+            VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, 'done', 'ordinary', ?, ?, ?)
+            """, values)
+        return connection.lastInsertRowID
     }
 
     /// Deletes the undone entries and their image tables. Undone entries are always the newest,

@@ -47,3 +47,15 @@ public struct JournalEntry: Hashable, Sendable {
         self.tables = tables
     }
 }
+
+extension JournalEntry.State: Codable {}
+extension JournalEntry.Kind: Codable {}
+
+extension JournalEntry: Codable {
+    /// The keys of an entry in `log --json`, `undo --json` and `redo --json`.
+    enum CodingKeys: String, CodingKey {
+        case id, time, state, kind, summary, command
+        case rowCount = "rows"
+        case tables
+    }
+}
