@@ -46,13 +46,6 @@ struct ByteReader {
         return bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)
     }
 
-    @inline(__always)
-    mutating func readDouble(bigEndian: Bool, for what: @autoclosure () -> String) throws -> Double {
-        try require(8, for: what())
-        defer { position += 8 }
-        return ByteReader.double(in: bytes, at: position, bigEndian: bigEndian)
-    }
-
     /// Reads two doubles as a point. Callers check the bounds for a whole run of points first.
     @inline(__always)
     mutating func readPointUnchecked(bigEndian: Bool) -> Point {

@@ -35,7 +35,6 @@ public final class AnnotationEngine {
     private var metricsByFamily: [String: TextMetrics] = [:]
     private var compiledByOrigin: [String: [CompiledClass]] = [:]
     private var metresPerUnitBySRS: [Int64: Double?] = [:]
-    private var selectionStatements: [String: Statement] = [:]
     /// Messages for the user (a missing font and its fallback), each once.
     public private(set) var warnings: [String] = []
 

@@ -45,13 +45,6 @@ public final class FontLibrary {
         handleCounter?.freeType -= 1
     }
 
-    /// FreeType's version, e.g. `2.13.3`. Wraps `FT_Library_Version`.
-    public var freeTypeVersion: String {
-        var major: FT_Int = 0, minor: FT_Int = 0, patch: FT_Int = 0
-        FT_Library_Version(handle, &major, &minor, &patch)
-        return "\(major).\(minor).\(patch)"
-    }
-
     /// Opens the face `faceIndex` of the font file at `path`.
     ///
     /// - Throws: `FontError.freeType` when the file cannot be read as a font (FreeType's error
