@@ -84,12 +84,12 @@ public enum AnnoLinkCommand {
             }
         case let error as SQLiteError:
             let message = oneLine(error.message)
-            switch error.primaryCode {
-            case 5, 6: return ("the file is locked by another process: \(message)", .temporaryFailure)
-            case 19: return ("constraint violated: \(message)", .dataError)
-            case 11, 26: return ("the file is damaged or not a database: \(message)", .dataError)
-            case 10, 13, 14: return ("cannot read or write the file: \(message)", .ioError)
-            case 8: return ("the file is read-only: \(message)", .ioError)
+            switch error.resultCode {
+            case .busy, .locked: return ("the file is locked by another process: \(message)", .temporaryFailure)
+            case .constraint: return ("constraint violated: \(message)", .dataError)
+            case .corrupt, .notADatabase: return ("the file is damaged or not a database: \(message)", .dataError)
+            case .ioError, .full, .cannotOpen: return ("cannot read or write the file: \(message)", .ioError)
+            case .readOnly: return ("the file is read-only: \(message)", .ioError)
             default: return ("SQLite: \(message)", .dataError)
             }
         case let error as GeometryCodecError:

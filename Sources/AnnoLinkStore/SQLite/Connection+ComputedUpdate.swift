@@ -112,7 +112,7 @@ private final class ComputedUpdate {
     func value(_ arguments: FunctionArguments) throws -> SQLValue {
         let key = arguments.int64(1)
         guard currentKey == key else {
-            throw SQLiteError(code: SQLITE_INTERNAL, message: "row \(key) was not computed before its columns were read")
+            throw SQLiteError(.internalError, message: "row \(key) was not computed before its columns were read")
         }
         return values[Int(arguments.int64(0))]
     }
