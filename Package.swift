@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
+        .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )
