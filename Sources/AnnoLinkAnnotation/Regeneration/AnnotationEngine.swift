@@ -87,9 +87,13 @@ public final class AnnotationEngine {
     /// The label text of `feature` under `compiled`'s expression.
     public func text(of feature: Feature, _ compiled: CompiledClass) throws -> String {
         do {
-            return try compiled.expression.text(for: ExpressionContext(attributes: feature.attributes, geometry: feature.geometry, metresPerUnit: compiled.originMetresPerUnit))
+            let context = ExpressionContext(
+                attributes: feature.attributes, geometry: feature.geometry, metresPerUnit: compiled.originMetresPerUnit)
+            return try compiled.expression.text(for: context)
         } catch {
-            throw AnnotationError.expression(annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: "\(error) (feature fid \(feature.fid))")
+            throw AnnotationError.expression(
+                annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID,
+                message: "\(error) (feature fid \(feature.fid))")
         }
     }
 
@@ -99,7 +103,9 @@ public final class AnnotationEngine {
             throw AnnotationError.placement(table: compiled.definition.originTable, fid: feature.fid, message: PlacementError.emptyGeometry.description)
         }
         do {
-            return try PlacementRules.place(geometry, style: compiled.definition.placement, offset: compiled.definition.placementOffset, mapUnitsPerPoint: compiled.mapUnitsPerPoint)
+            return try PlacementRules.place(
+                geometry, style: compiled.definition.placement, offset: compiled.definition.placementOffset,
+                mapUnitsPerPoint: compiled.mapUnitsPerPoint)
         } catch {
             throw AnnotationError.placement(table: compiled.definition.originTable, fid: feature.fid, message: error.description)
         }
@@ -139,7 +145,8 @@ public final class AnnotationEngine {
         do {
             return try package.connection.scalarInt(sql, [.integer(fid)]) == 1
         } catch let error as SQLiteError {
-            throw AnnotationError.whereClause(annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: error.message)
+            throw AnnotationError.whereClause(
+                annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: error.message)
         }
     }
 

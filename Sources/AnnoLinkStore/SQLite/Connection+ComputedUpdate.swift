@@ -125,6 +125,9 @@ private func setResult(_ context: OpaquePointer, _ value: SQLValue) {
     case .integer(let v): sqlite3_result_int64(context, v)
     case .real(let v): sqlite3_result_double(context, v)
     case .text(let s): sqlite3_result_text(context, s, -1, annolink_sqlite_transient())
-    case .blob(let b): b.withUnsafeBytes { sqlite3_result_blob64(context, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), annolink_sqlite_transient()) }
+    case .blob(let b):
+        b.withUnsafeBytes {
+            sqlite3_result_blob64(context, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), annolink_sqlite_transient())
+        }
     }
 }
