@@ -1,5 +1,5 @@
-import Foundation
 import CFreeType
+import Foundation
 
 /// Owns one FreeType library (`FT_Init_FreeType` … `FT_Done_FreeType`) and finds fonts for it
 /// by family name.
