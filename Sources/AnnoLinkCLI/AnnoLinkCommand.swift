@@ -1,7 +1,3 @@
-import AnnoLinkChecks
-import AnnoLinkEngine
-import AnnoLinkGeometry
-import AnnoLinkStore
 import Foundation
 
 /// The `annolink` command line: picks the subcommand, runs it, and turns every error into one
@@ -68,38 +64,4 @@ public enum AnnoLinkCommand {
     }
 
     static let version = "0.1.0"
-
-    /// The one-line message and exit status for any error a command can throw.
-    static func describe(_ error: any Error) -> (String, ExitStatus) {
-        switch error {
-        case let error as CommandError:
-            return (error.message, error.status)
-        case let error as StoreError:
-            switch error {
-            case .missingFile: return (error.description, .noInput)
-            case .fileExists, .cannotCreate: return (error.description, .cannotCreate)
-            default: return (error.description, .dataError)
-            }
-        case let error as SQLiteError:
-            let message = oneLine(error.message)
-            switch error.primaryCode {
-            case 5, 6: return ("the file is locked by another process: \(message)", .temporaryFailure)
-            case 19: return ("constraint violated: \(message)", .dataError)
-            case 11, 26: return ("the file is damaged or not a database: \(message)", .dataError)
-            case 10, 13, 14: return ("cannot read or write the file: \(message)", .ioError)
-            case 8: return ("the file is read-only: \(message)", .ioError)
-            default: return ("SQLite: \(message)", .dataError)
-            }
-        case let error as GeometryCodecError:
-            return (error.description, .dataError)
-        case let error as CheckError:
-            return (error.description, .dataError)
-        default:
-            return (oneLine(String(describing: error)), .dataError)
-        }
-    }
-
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
 }

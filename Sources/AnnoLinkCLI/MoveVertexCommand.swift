@@ -8,9 +8,9 @@ struct MoveVertexCommand: ParsableCommand {
         commandName: "move-vertex",
         abstract: "move an end of a single-segment line; its annotation follows",
         discussion: """
-            Moves the last vertex (default) or the nearest end (--vertex nearest, found with GEOS)
-            of a line of one part and two points, and regenerates its annotation (the new length
-            text and the placement of the rules). The line keeps its direction: the first vertex
+            Moves the last vertex (default) or the end nearer to X,Y (--vertex nearest) of a line
+            of one part and two points, and regenerates its annotation (the new length text and
+            the placement of the rules). The line keeps its direction: the first vertex
             stays first. Lines with more than one segment are refused with their part and point
             counts. One transaction with a journal entry.
             """,

@@ -12,7 +12,8 @@ public enum CheckError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noAnnotationClasses(let tables):
-            "the file has annotation tables (\(tables.joined(separator: ", "))) but no annotation classes, so there is nothing to check them against; register classes with 'annolink annotate'"
+            "the file has annotation tables (\(tables.joined(separator: ", "))) but no annotation classes, so there is nothing to "
+                + "check them against; register classes with 'annolink annotate'"
         case .notAnnotated(let table):
             "'\(table)' is neither an annotation table nor labelled by an annotation class"
         case .tooManyRepairs(let count, let limit):

@@ -157,7 +157,9 @@ extension ConsistencyChecker {
             } else if !spare.isEmpty {
                 let j = spare.removeFirst(), r = kept[j]!
                 let from = g.classes[j].definition
-                try report(problem(.wrongClass, r, "class \(from.classID) '\(from.name)' no longer selects \(g.origin.name) fid \(featureID); class \(c.classID) '\(c.name)' does", target: c.classID))
+                let message = "class \(from.classID) '\(from.name)' no longer selects \(g.origin.name) fid \(featureID); "
+                    + "class \(c.classID) '\(c.name)' does"
+                try report(problem(.wrongClass, r, message, target: c.classID))
             } else if !(try expectation(i).text.isEmpty) {
                 try report(Problem(
                     code: .missing, annotationTable: g.annotation.name, classID: c.classID, originTable: g.origin.name, originFid: featureID,
@@ -166,7 +168,9 @@ extension ConsistencyChecker {
         }
         for j in spare {
             let from = g.classes[j].definition
-            try report(problem(.wrongClass, kept[j]!, "class \(from.classID) '\(from.name)' no longer selects \(g.origin.name) fid \(featureID), and no other class of \(g.annotation.name) does"))
+            let message = "class \(from.classID) '\(from.name)' no longer selects \(g.origin.name) fid \(featureID), "
+                + "and no other class of \(g.annotation.name) does"
+            try report(problem(.wrongClass, kept[j]!, message))
         }
     }
 
@@ -195,7 +199,10 @@ extension ConsistencyChecker {
     }
 
     /// Stale text, stale placement and the footprint of a row that stays in its class.
-    private func checkRow(_ r: StoredAnnotation, _ c: CompiledClass, _ expected: Expectation, group g: Group, featureID: Int64, report: (Problem) throws -> Void) throws {
+    private func checkRow(
+        _ r: StoredAnnotation, _ c: CompiledClass, _ expected: Expectation, group g: Group, featureID: Int64,
+        report: (Problem) throws -> Void
+    ) throws {
         func problem(_ code: ProblemCode, _ message: String) -> Problem {
             Problem(code: code, annotationTable: g.annotation.name, annotationFid: r.fid, classID: r.row.classID, originTable: g.origin.name,
                     originFid: featureID, message: message)

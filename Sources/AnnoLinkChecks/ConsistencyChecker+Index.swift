@@ -32,7 +32,9 @@ extension ConsistencyChecker {
                 found.append((id, .noRow))
                 continue
             }
-            let stored = Box(minX: Float(statement.double(1)), maxX: Float(statement.double(2)), minY: Float(statement.double(3)), maxY: Float(statement.double(4)))
+            let stored = Box(
+                minX: Float(statement.double(1)), maxX: Float(statement.double(2)),
+                minY: Float(statement.double(3)), maxY: Float(statement.double(4)))
             let envelope: Result<Envelope?, Error> = statement.isNull(6) ? .success(nil) : statement.withBlob(6) { blob in
                 Result {
                     let header = try GeoPackageBinaryHeader.read(from: blob)
@@ -46,7 +48,9 @@ extension ConsistencyChecker {
                 found.append((id, .noGeometry))
             case .success(let e?):
                 matched += 1
-                let expected = Box(minX: RTreeRounding.down(e.minX), maxX: RTreeRounding.up(e.maxX), minY: RTreeRounding.down(e.minY), maxY: RTreeRounding.up(e.maxY))
+                let expected = Box(
+                    minX: RTreeRounding.down(e.minX), maxX: RTreeRounding.up(e.maxX),
+                    minY: RTreeRounding.down(e.minY), maxY: RTreeRounding.up(e.maxY))
                 if stored != expected { found.append((id, .wrongBox(stored: stored, expected: expected))) }
             }
         }

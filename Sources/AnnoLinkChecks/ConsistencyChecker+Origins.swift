@@ -16,13 +16,17 @@ extension ConsistencyChecker {
     ///
     /// - Returns: the features read, and the fids of those whose geometry was reported, which
     ///   the annotation pass then leaves alone.
-    func checkOrigin(_ origin: FeatureTable, groups: [Group], report: (Problem) throws -> Void, tick: () -> Void) throws -> (features: Int, invalid: Set<Int64>) {
+    func checkOrigin(
+        _ origin: FeatureTable, groups: [Group], report: (Problem) throws -> Void, tick: () -> Void
+    ) throws -> (features: Int, invalid: Set<Int64>) {
         let pk = quoteIdentifier(origin.primaryKey)
         let fields = Self.fieldColumns(origin, groups.flatMap(\.classes))
         var columns = ["o.\(pk)", "o.\(quoteIdentifier(origin.geometryColumn))"] + fields.map { "o.\(quoteIdentifier($0.name))" }
         for g in groups {
             columns.append(Self.selectionMask(g.classes) ?? String(g.allSelected))
-            columns.append("EXISTS (SELECT 1 FROM \(quoteIdentifier(g.annotation.name)) AS a WHERE a.FeatureID = o.\(pk) AND a.AnnotationClassID IN (\(g.classIDs)))")
+            columns.append(
+                "EXISTS (SELECT 1 FROM \(quoteIdentifier(g.annotation.name)) AS a "
+                    + "WHERE a.FeatureID = o.\(pk) AND a.AnnotationClassID IN (\(g.classIDs)))")
         }
         let statement = try connection.prepareUncached("SELECT \(columns.joined(separator: ", ")) FROM \(quoteIdentifier(origin.name)) AS o ORDER BY o.\(pk)")
         let firstGroupColumn = 2 + fields.count

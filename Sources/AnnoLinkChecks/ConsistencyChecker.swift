@@ -180,7 +180,9 @@ public final class ConsistencyChecker {
                 guard scope(d.annotationTable) || scope(d.originTable) else { continue }
                 let group = Group(annotation: try package.featureTable(d.annotationTable), origin: try package.featureTable(d.originTable), classes: classes)
                 guard group.classes.count < 63 else {
-                    throw StoreError.invalidData("\(group.annotation.name) has \(group.classes.count) classes labelling \(group.origin.name); a check handles at most 62")
+                    throw StoreError.invalidData(
+                        "\(group.annotation.name) has \(group.classes.count) classes labelling \(group.origin.name); "
+                            + "a check handles at most 62")
                 }
                 plan.groups.append(group)
                 if !plan.originTables.contains(group.origin) { plan.originTables.append(group.origin) }

@@ -53,7 +53,9 @@ public struct RepairPlan: Sendable {
         case .index:
             index[problem.table, default: []].append(problem.annotationFid ?? problem.originFid ?? 0)
         case .missing:
-            guard let table = problem.annotationTable, let classID = problem.classID, let origin = problem.originTable, let fid = problem.originFid else { return }
+            guard let table = problem.annotationTable, let classID = problem.classID, let origin = problem.originTable,
+                let fid = problem.originFid
+            else { return }
             creations.append(Creation(table: table, classID: classID, originTable: origin, originFid: fid))
         case .orphan, .duplicate, .wrongClass, .staleText, .stalePlacement, .footprint:
             guard let table = problem.annotationTable, let fid = problem.annotationFid else { return }

@@ -21,7 +21,8 @@ public final class EditService {
     public enum VertexChoice: String, Sendable {
         /// The last vertex (the default, as Esri's sample intends).
         case last
-        /// Whichever end is nearest to the new location (GEOS).
+        /// Whichever end is nearer to the new location (`GeometryEngine.nearestVertex`, planar,
+        /// in the table's CRS).
         case nearest
     }
 

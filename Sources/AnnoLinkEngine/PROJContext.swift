@@ -46,11 +46,6 @@ final class PROJContext {
         return body(raw)
     }
 
-    /// The messages logged since the current call began, and forgets them.
-    func takeMessages() -> [String] {
-        messages.take()
-    }
-
     /// The error for a failed call of `function`: PROJ's error number and text for `code`
     /// (the context's last error when nil), and what PROJ logged during the call.
     func failure(_ function: String, code: Int32? = nil) -> PROJError {

@@ -46,13 +46,6 @@ struct ByteReader {
         return bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)
     }
 
-    @inline(__always)
-    mutating func readDouble(bigEndian: Bool, for what: @autoclosure () -> String) throws -> Double {
-        try require(8, for: what())
-        defer { position += 8 }
-        return ByteReader.double(in: bytes, at: position, bigEndian: bigEndian)
-    }
-
     /// Reads two doubles as a point. Callers check the bounds for a whole run of points first.
     @inline(__always)
     mutating func readPointUnchecked(bigEndian: Bool) -> Point {
@@ -72,42 +65,6 @@ struct ByteReader {
     static func storeDouble(_ value: Double, in bytes: UnsafeMutableRawBufferPointer, at offset: Int, bigEndian: Bool) {
         let bits = value.bitPattern
         bytes.storeBytes(of: bigEndian ? bits.bigEndian : bits.littleEndian, toByteOffset: offset, as: UInt64.self)
-    }
-}
-
-/// Sequential writes into a buffer whose exact size the encoder computed beforehand.
-struct ByteWriter {
-    let bytes: UnsafeMutableRawBufferPointer
-    var position: Int = 0
-    let bigEndian: Bool
-
-    @inline(__always)
-    mutating func write(_ value: UInt8) {
-        bytes[position] = value
-        position += 1
-    }
-
-    @inline(__always)
-    mutating func write(_ value: UInt32) {
-        bytes.storeBytes(of: bigEndian ? value.bigEndian : value.littleEndian, toByteOffset: position, as: UInt32.self)
-        position += 4
-    }
-
-    @inline(__always)
-    mutating func write(_ value: Int32) {
-        write(UInt32(bitPattern: value))
-    }
-
-    @inline(__always)
-    mutating func write(_ value: Double) {
-        ByteReader.storeDouble(value, in: bytes, at: position, bigEndian: bigEndian)
-        position += 8
-    }
-
-    @inline(__always)
-    mutating func write(_ point: Point) {
-        write(point.x)
-        write(point.y)
     }
 }
 

@@ -566,7 +566,10 @@ public final class GeometryEditor {
     }
 
     /// `sketch` with `point` inserted as `insertVertex(_:)` describes, and the new vertex.
-    func inserting(_ point: Point, into sketch: SketchGeometry, after selection: GeometryEditorElement.Kind?, newPart: Bool = false) -> (SketchGeometry, GeometryEditorElement.Kind) {
+    func inserting(
+        _ point: Point, into sketch: SketchGeometry, after selection: GeometryEditorElement.Kind?,
+        newPart: Bool = false
+    ) -> (SketchGeometry, GeometryEditorElement.Kind) {
         var result = sketch
         if sketch.type == .point {
             result.parts = [[point]]

@@ -5,49 +5,6 @@ import Glibc
 import Darwin
 #endif
 
-/// A position on the screen in points (device-independent pixels, 1/96 inch at the nominal
-/// 96 dpi), measured from the view's upper-left corner: x to the right, y down.
-public struct ScreenPoint: Hashable, Sendable {
-    /// Points from the left edge.
-    public var x: Double
-    /// Points from the top edge.
-    public var y: Double
-
-    /// The screen point `x` points right of and `y` points below the upper-left corner.
-    public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
-
-    /// The distance to `other`, in points.
-    public func distance(to other: ScreenPoint) -> Double {
-        ((other.x - x) * (other.x - x) + (other.y - y) * (other.y - y)).squareRoot()
-    }
-}
-
-/// What a map view shows: the map location at its centre, the scale and the rotation.
-public struct Viewpoint: Hashable, Sendable {
-    /// The map location at the centre of the view (and under the reticle), in CRS units.
-    public var center: Point
-    /// The scale denominator: 20000 means 1:20 000.
-    public var scale: Double
-    /// How far the map is turned on the screen, in degrees counter-clockwise (Esri's
-    /// `setViewpointRotation` convention), normalised into [0, 360).
-    public var rotation: Double
-
-    /// A viewpoint at `center` and 1:`scale`, turned `rotation` degrees counter-clockwise.
-    /// - Throws: `SketchError.invalidViewpoint` for a non-finite centre or rotation, or a
-    ///   scale that is not a positive finite number.
-    public init(center: Point, scale: Double, rotation: Double = 0) throws {
-        guard center.isFinite else { throw SketchError.invalidViewpoint("the centre must have finite coordinates") }
-        guard scale.isFinite, scale > 0 else { throw SketchError.invalidViewpoint("the scale must be a positive number, not \(scale)") }
-        guard rotation.isFinite else { throw SketchError.invalidViewpoint("the rotation must be a finite number of degrees") }
-        self.center = center
-        self.scale = scale
-        self.rotation = Viewpoint.normalized(rotation)
-    }
-}
-
 /// A headless map view: a viewpoint shown in a view of a given size, with the conversions
 /// between screen points and map locations that Esri's `MapView` offers.
 ///

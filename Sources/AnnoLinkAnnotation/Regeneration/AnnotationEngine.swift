@@ -2,27 +2,6 @@ import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkStore
 
-/// Why annotation could not be made.
-public enum AnnotationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A class's label expression does not parse or evaluate.
-    case expression(annotationTable: String, classID: Int64, message: String)
-    /// A class's where clause is not valid SQL for its origin table.
-    case whereClause(annotationTable: String, classID: Int64, message: String)
-    /// The CRS has no linear unit (a geographic CRS), so text cannot be sized on the map.
-    case noLinearUnit(table: String, srsID: Int64)
-    /// The feature cannot be placed by its class's rules.
-    case placement(table: String, fid: Int64, message: String)
-
-    public var description: String {
-        switch self {
-        case .expression(let table, let id, let message): "label expression of \(table) class \(id): \(message)"
-        case .whereClause(let table, let id, let message): "where clause of \(table) class \(id): \(message)"
-        case .noLinearUnit(let table, let srs): "table \(table) is in CRS \(srs), which has no linear unit; annotation needs a projected CRS"
-        case .placement(let table, let fid, let message): "cannot place the annotation of \(table) fid \(fid): \(message)"
-        }
-    }
-}
-
 /// Makes and keeps feature-linked annotation: evaluates each class's label expression, measures
 /// the text with the class's font, places it by the rules of SPEC §4, and brings the stored
 /// annotation rows in line (created, updated, moved between classes, removed).
@@ -35,7 +14,6 @@ public final class AnnotationEngine {
     private var metricsByFamily: [String: TextMetrics] = [:]
     private var compiledByOrigin: [String: [CompiledClass]] = [:]
     private var metresPerUnitBySRS: [Int64: Double?] = [:]
-    private var selectionStatements: [String: Statement] = [:]
     /// Messages for the user (a missing font and its fallback), each once.
     public private(set) var warnings: [String] = []
 
@@ -119,9 +97,13 @@ public final class AnnotationEngine {
     /// The label text of `feature` under `compiled`'s expression.
     public func text(of feature: Feature, _ compiled: CompiledClass) throws -> String {
         do {
-            return try compiled.expression.text(for: ExpressionContext(attributes: feature.attributes, geometry: feature.geometry, metresPerUnit: compiled.originMetresPerUnit))
+            let context = ExpressionContext(
+                attributes: feature.attributes, geometry: feature.geometry, metresPerUnit: compiled.originMetresPerUnit)
+            return try compiled.expression.text(for: context)
         } catch {
-            throw AnnotationError.expression(annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: "\(error) (feature fid \(feature.fid))")
+            throw AnnotationError.expression(
+                annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID,
+                message: "\(error) (feature fid \(feature.fid))")
         }
     }
 
@@ -131,7 +113,9 @@ public final class AnnotationEngine {
             throw AnnotationError.placement(table: compiled.definition.originTable, fid: feature.fid, message: PlacementError.emptyGeometry.description)
         }
         do {
-            return try PlacementRules.place(geometry, style: compiled.definition.placement, offset: compiled.definition.placementOffset, mapUnitsPerPoint: compiled.mapUnitsPerPoint)
+            return try PlacementRules.place(
+                geometry, style: compiled.definition.placement, offset: compiled.definition.placementOffset,
+                mapUnitsPerPoint: compiled.mapUnitsPerPoint)
         } catch {
             throw AnnotationError.placement(table: compiled.definition.originTable, fid: feature.fid, message: error.description)
         }
@@ -171,7 +155,8 @@ public final class AnnotationEngine {
         do {
             return try package.connection.scalarInt(sql, [.integer(fid)]) == 1
         } catch let error as SQLiteError {
-            throw AnnotationError.whereClause(annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: error.message)
+            throw AnnotationError.whereClause(
+                annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: error.message)
         }
     }
 

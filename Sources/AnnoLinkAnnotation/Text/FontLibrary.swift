@@ -1,5 +1,5 @@
-import Foundation
 import CFreeType
+import Foundation
 
 /// Owns one FreeType library (`FT_Init_FreeType` … `FT_Done_FreeType`) and finds fonts for it
 /// by family name.
@@ -43,13 +43,6 @@ public final class FontLibrary {
         // is freed by its own owner.
         FT_Done_FreeType(handle)
         handleCounter?.freeType -= 1
-    }
-
-    /// FreeType's version, e.g. `2.13.3`. Wraps `FT_Library_Version`.
-    public var freeTypeVersion: String {
-        var major: FT_Int = 0, minor: FT_Int = 0, patch: FT_Int = 0
-        FT_Library_Version(handle, &major, &minor, &patch)
-        return "\(major).\(minor).\(patch)"
     }
 
     /// Opens the face `faceIndex` of the font file at `path`.

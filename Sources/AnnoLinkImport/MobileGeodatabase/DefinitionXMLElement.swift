@@ -53,7 +53,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     var stack: [DefinitionXMLElement] = []
     var root: DefinitionXMLElement?
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+        attributes attributeDict: [String: String] = [:]
+    ) {
         stack.append(DefinitionXMLElement(name: elementName, attributes: attributeDict, children: [], text: ""))
     }
 

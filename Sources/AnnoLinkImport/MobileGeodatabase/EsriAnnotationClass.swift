@@ -79,7 +79,13 @@ public struct EsriAnnotationClass: Hashable, Sendable {
     public var isVisible: Bool?
 
     /// Creates a class.
-    public init(classID: Int, name: String, expression: String, expressionEngine: String? = nil, whereClause: String? = nil, fontName: String? = nil, fontStyle: String? = nil, fontSize: Double? = nil, horizontalAlignment: HorizontalAlignment? = nil, verticalAlignment: VerticalAlignment? = nil, referenceScale: Double? = nil, placement: EsriLabelPlacement? = nil, autoCreate: Bool? = nil, updateOnShapeChange: Bool? = nil, isVisible: Bool? = nil) {
+    public init(
+        classID: Int, name: String, expression: String, expressionEngine: String? = nil, whereClause: String? = nil,
+        fontName: String? = nil, fontStyle: String? = nil, fontSize: Double? = nil,
+        horizontalAlignment: HorizontalAlignment? = nil, verticalAlignment: VerticalAlignment? = nil,
+        referenceScale: Double? = nil, placement: EsriLabelPlacement? = nil, autoCreate: Bool? = nil,
+        updateOnShapeChange: Bool? = nil, isVisible: Bool? = nil
+    ) {
         self.classID = classID
         self.name = name
         self.expression = expression

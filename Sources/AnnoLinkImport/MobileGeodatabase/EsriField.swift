@@ -17,7 +17,10 @@ public struct EsriField: Hashable, Sendable {
     public var declaredType: String?
 
     /// Creates a field.
-    public init(name: String, aliasName: String? = nil, type: EsriFieldType, isNullable: Bool, length: Int? = nil, domainName: String? = nil, declaredType: String? = nil) {
+    public init(
+        name: String, aliasName: String? = nil, type: EsriFieldType, isNullable: Bool, length: Int? = nil,
+        domainName: String? = nil, declaredType: String? = nil
+    ) {
         self.name = name
         self.aliasName = aliasName
         self.type = type

@@ -45,7 +45,13 @@ public struct EsriLabelPlacement: Hashable, Sendable {
     public var multiPartOption: String?
 
     /// Creates a placement description.
-    public init(engine: Engine, featureType: String? = nil, method: String? = nil, primaryOffset: Double? = nil, primaryOffsetUnit: String? = nil, constrainOffset: String? = nil, alongLinePlacement: String? = nil, alongLineAnchor: String? = nil, alongLineDistanceUnit: String? = nil, usesLineDirection: Bool? = nil, pointZonePriorities: [String: Int] = [:], linePositions: [String: Bool] = [:], rotationType: String? = nil, alignmentType: String? = nil, multiPartOption: String? = nil) {
+    public init(
+        engine: Engine, featureType: String? = nil, method: String? = nil, primaryOffset: Double? = nil,
+        primaryOffsetUnit: String? = nil, constrainOffset: String? = nil, alongLinePlacement: String? = nil,
+        alongLineAnchor: String? = nil, alongLineDistanceUnit: String? = nil, usesLineDirection: Bool? = nil,
+        pointZonePriorities: [String: Int] = [:], linePositions: [String: Bool] = [:], rotationType: String? = nil,
+        alignmentType: String? = nil, multiPartOption: String? = nil
+    ) {
         self.engine = engine
         self.featureType = featureType
         self.method = method

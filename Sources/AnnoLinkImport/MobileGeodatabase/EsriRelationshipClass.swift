@@ -28,7 +28,11 @@ public struct EsriRelationshipClass: Hashable, Sendable {
     public var backwardPathLabel: String?
 
     /// Creates a relationship class.
-    public init(name: String, originClassNames: [String], destinationClassNames: [String], originPrimaryKey: String? = nil, originForeignKey: String? = nil, cardinality: String? = nil, isComposite: Bool = false, notification: String? = nil, forwardPathLabel: String? = nil, backwardPathLabel: String? = nil) {
+    public init(
+        name: String, originClassNames: [String], destinationClassNames: [String], originPrimaryKey: String? = nil,
+        originForeignKey: String? = nil, cardinality: String? = nil, isComposite: Bool = false,
+        notification: String? = nil, forwardPathLabel: String? = nil, backwardPathLabel: String? = nil
+    ) {
         self.name = name
         self.originClassNames = originClassNames
         self.destinationClassNames = destinationClassNames

@@ -179,7 +179,9 @@ public struct EsriShapeBlob: Hashable, Sendable {
 
         if shapeType == .point && (isMultipart || n != 1) {
             if isMultipart {
-                throw GeometryCodecError(.esriShapeBuffer, offset: typeOffset, "multi-part ST_Geometry blobs are not supported: \(header.leadingPartCounts.count + 1) parts")
+                throw GeometryCodecError(
+                    .esriShapeBuffer, offset: typeOffset,
+                    "multi-part ST_Geometry blobs are not supported: \(header.leadingPartCounts.count + 1) parts")
             }
             throw GeometryCodecError(.esriShapeBuffer, offset: 4, "a point blob must hold 1 vertex, this one holds \(n)")
         }
@@ -207,7 +209,9 @@ public struct EsriShapeBlob: Hashable, Sendable {
             vertexOffsets.append(offset)
         }
         guard reader.offset == bytes.count else {
-            throw GeometryCodecError(.esriShapeBuffer, offset: reader.offset, "\(bytes.count - reader.offset) bytes follow the \(n) vertices (Z or M values are not supported)")
+            throw GeometryCodecError(
+                .esriShapeBuffer, offset: reader.offset,
+                "\(bytes.count - reader.offset) bytes follow the \(n) vertices (Z or M values are not supported)")
         }
 
         // Parts: every part but the last ends with the separator vertex.
@@ -298,7 +302,9 @@ public struct EsriShapeBlob: Hashable, Sendable {
         guard coordinateStart <= reader.bytes.count,
               coordinateBytes == UInt64(reader.bytes.count - coordinateStart)
         else {
-            throw GeometryCodecError(.esriShapeBuffer, offset: slotOffset, "header states \(coordinateBytes) coordinate bytes, the blob has \(max(0, reader.bytes.count - coordinateStart))")
+            throw GeometryCodecError(
+                .esriShapeBuffer, offset: slotOffset,
+                "header states \(coordinateBytes) coordinate bytes, the blob has \(max(0, reader.bytes.count - coordinateStart))")
         }
         return Header(envelope: envelope, leadingPartCounts: counts, coordinateStart: coordinateStart)
     }
@@ -325,7 +331,9 @@ public struct EsriShapeBlob: Hashable, Sendable {
         }
         let outer = signedArea(rings[0])
         for (index, ring) in rings.enumerated().dropFirst() where signedArea(ring) * outer > 0 {
-            throw GeometryCodecError(.esriShapeBuffer, offset: offset, "ring \(index + 1) of polygon part \(partNumber) turns the same way as the outer ring; cannot tell which polygon it belongs to")
+            throw GeometryCodecError(
+                .esriShapeBuffer, offset: offset,
+                "ring \(index + 1) of polygon part \(partNumber) turns the same way as the outer ring; cannot tell which polygon it belongs to")
         }
         return rings
     }

@@ -129,7 +129,9 @@ public struct GeodatabaseItemDefinition: Hashable, Sendable {
             latestWKID = try reference.text(at: "LatestWKID").map { text throws(GeodatabaseDefinitionError) in try Self.int(text, element: "LatestWKID") }
             spatialReferenceWKT = reference.text(at: "WKT").nonEmpty
         }
-        if let e = root.child("Extent"), let minX = e.text(at: "XMin"), let minY = e.text(at: "YMin"), let maxX = e.text(at: "XMax"), let maxY = e.text(at: "YMax") {
+        if let e = root.child("Extent"), let minX = e.text(at: "XMin"), let minY = e.text(at: "YMin"), let maxX = e.text(at: "XMax"),
+            let maxY = e.text(at: "YMax")
+        {
             extent = Envelope(
                 minX: try Self.double(minX, element: "XMin"), minY: try Self.double(minY, element: "YMin"),
                 maxX: try Self.double(maxX, element: "XMax"), maxY: try Self.double(maxY, element: "YMax"))

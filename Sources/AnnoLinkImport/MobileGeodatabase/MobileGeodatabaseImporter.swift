@@ -159,13 +159,16 @@ public struct MobileGeodatabaseImporter {
     }
 
     /// Decodes every current row's shape, in ObjectID order.
-    private func decodeRows(_ featureClass: FeatureClass, columns: [Column]) throws -> (geometries: [(Int64, Geometry?)], values: [[SQLValue]], kindName: String) {
+    private func decodeRows(
+        _ featureClass: FeatureClass, columns: [Column]
+    ) throws -> (geometries: [(Int64, Geometry?)], values: [[SQLValue]], kindName: String) {
         guard let grid = featureClass.definition.grid else {
             throw StoreError.invalidData("\(featureClass.table): its definition has no coordinate grid (XOrigin, YOrigin, XYScale)")
         }
         let oid = quoteIdentifier(featureClass.definition.oidFieldName ?? "OBJECTID")
         let list = ([oid, quoteIdentifier(featureClass.shapeColumn)] + columns.map { quoteIdentifier($0.name) }).joined(separator: ", ")
-        let statement = try source.prepare("SELECT \(list) FROM \(quoteIdentifier(featureClass.table)) WHERE \(GeodatabaseArchive.currentRowCondition) ORDER BY \(oid)")
+        let statement = try source.prepare(
+            "SELECT \(list) FROM \(quoteIdentifier(featureClass.table)) WHERE \(GeodatabaseArchive.currentRowCondition) ORDER BY \(oid)")
         var geometries: [(Int64, Geometry?)] = []
         var values: [[SQLValue]] = []
         var kinds = Set<Geometry.Kind>()
@@ -236,7 +239,8 @@ public struct MobileGeodatabaseImporter {
         let globalIDIndex = kept.firstIndex { $0.source.name.lowercased() == (featureClass.definition.globalIDFieldName ?? "GlobalID").lowercased() }
         var globalIDs: [String: Int64] = [:]
         let insert = try package.connection.prepare(
-            "INSERT INTO \(quoteIdentifier(table.name)) (fid, geom\(kept.map { ", " + quoteIdentifier($0.target.name) }.joined())) VALUES (?, ?\(String(repeating: ", ?", count: kept.count)))")
+            "INSERT INTO \(quoteIdentifier(table.name)) (fid, geom\(kept.map { ", " + quoteIdentifier($0.target.name) }.joined())) "
+                + "VALUES (?, ?\(String(repeating: ", ?", count: kept.count)))")
         for (i, (objectID, geometry)) in rows.geometries.enumerated() {
             insert.reset()
             try insert.bind(objectID, at: 1)
@@ -273,14 +277,20 @@ public struct MobileGeodatabaseImporter {
         table = try package.featureTable(name)
         report.notConverted.append("\(name).Element: Esri's text graphic blob is not kept; its baseline became AnchorX, AnchorY and Angle")
 
-        let layout = ["AnnotationClassID", "TextString", "FontName", "FontSize", "HorizontalAlignment", "VerticalAlignment", "XOffset", "YOffset", "Angle", "Status", "Override"]
+        let layout = [
+            "AnnotationClassID", "TextString", "FontName", "FontSize", "HorizontalAlignment", "VerticalAlignment", "XOffset", "YOffset",
+            "Angle", "Status", "Override",
+        ]
         let present = layout.filter { c in sourceColumns.contains { $0.name.lowercased() == c.lowercased() } }
         let sourceList = (present + ["Element", "FeatureGlobalID"] + extraColumns.map(\.source.name)).map(quoteIdentifier)
         let oid = quoteIdentifier(featureClass.definition.oidFieldName ?? "OBJECTID")
-        let rows = try source.rows("SELECT \(oid), \(quoteIdentifier(featureClass.shapeColumn)), \(sourceList.joined(separator: ", ")) FROM \(quoteIdentifier(name)) WHERE \(GeodatabaseArchive.currentRowCondition) ORDER BY \(oid)")
+        let rows = try source.rows(
+            "SELECT \(oid), \(quoteIdentifier(featureClass.shapeColumn)), \(sourceList.joined(separator: ", ")) FROM \(quoteIdentifier(name)) "
+                + "WHERE \(GeodatabaseArchive.currentRowCondition) ORDER BY \(oid)")
         let targetList = ["fid", "geom", "FeatureID", "AnchorX", "AnchorY"] + present + extraColumns.map(\.target.name)
         let insert = try package.connection.prepare(
-            "INSERT INTO \(quoteIdentifier(name)) (\(targetList.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: targetList.count).joined(separator: ", ")))")
+            "INSERT INTO \(quoteIdentifier(name)) (\(targetList.map(quoteIdentifier).joined(separator: ", "))) "
+                + "VALUES (\(Array(repeating: "?", count: targetList.count).joined(separator: ", ")))")
         guard let grid = featureClass.definition.grid else {
             throw StoreError.invalidData("\(name): its definition has no coordinate grid (XOrigin, YOrigin, XYScale)")
         }
@@ -351,7 +361,9 @@ public struct MobileGeodatabaseImporter {
         case .point, .multiPoint: placement = .point
         case .lineString, .multiLineString: placement = .line
         default:
-            report.notConverted.append("\(name): origin \(origin) holds \(originTable.geometryTypeName) features; annolink places annotation for points and lines only, so its classes are not registered")
+            report.notConverted.append(
+                "\(name): origin \(origin) holds \(originTable.geometryTypeName) features; annolink places annotation for points and "
+                    + "lines only, so its classes are not registered")
             return
         }
         let properties = featureClass.definition.properties
@@ -360,7 +372,9 @@ public struct MobileGeodatabaseImporter {
         }
         for esri in featureClass.definition.annotationClasses {
             if let engine = esri.expressionEngine, !engine.lowercased().contains("arcade") {
-                report.notConverted.append("\(name) class \(esri.classID) '\(esri.name)': its expression is \(engine), not Arcade; registered, but annolink cannot evaluate it")
+                report.notConverted.append(
+                    "\(name) class \(esri.classID) '\(esri.name)': its expression is \(engine), not Arcade; registered, but annolink "
+                        + "cannot evaluate it")
             }
             var parameters = EsriPlacementParameters()
             if let p = esri.placement {

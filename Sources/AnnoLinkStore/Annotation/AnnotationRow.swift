@@ -81,7 +81,7 @@ extension GeoPackage {
 
     /// The statements annolink runs on annotation tables.
     enum AnnotationStatement: Int {
-        case rowsOfFeature, row, insert, update, updatePlacement
+        case rowsOfFeature, row, insert, update
 
         func sql(_ table: String) -> String {
             let t = quoteIdentifier(table)
@@ -100,8 +100,6 @@ extension GeoPackage {
                       FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
                       YOffset = ?, Status = ?, Override = ? WHERE fid = ?
                     """
-            case .updatePlacement:
-                return "UPDATE \(t) SET geom = ?, TextString = ?, AnchorX = ?, AnchorY = ?, Angle = ?, Status = ? WHERE fid = ?"
             }
         }
     }
@@ -206,25 +204,11 @@ extension GeoPackage {
         while try s.step() {}
     }
 
-    /// The columns `updateAnnotationPlacement` writes, in the order of its values, with what
+    /// The columns `updateAnnotationPlacements` writes, in the order of its values, with what
     /// each does when the annotation moves with its feature (for `JournalRecorder.captureMove`).
     public static let annotationPlacementColumns: [MovedColumn] = [
         .geometry("geom"), .kept("TextString"), .x("AnchorX"), .y("AnchorY"), .kept("Angle"), .kept("Status"),
     ]
-
-    /// Writes what regeneration changes of `row` — footprint, text, anchor, angle and status —
-    /// back to `table`: the columns a bulk move declares to the journal, and none of the indexed
-    /// ones, so the `FeatureID` index is left alone. Returns the values written, in the order
-    /// of `annotationPlacementColumns`.
-    @discardableResult
-    public func updateAnnotationPlacement(_ row: AnnotationRow, in table: FeatureTable) throws -> [SQLValue] {
-        guard let fid = row.fid else { preconditionFailure("updateAnnotationPlacement needs a row with a fid") }
-        let s = try annotationStatement(.updatePlacement, table)
-        let values = placementValues(of: row, in: table)
-        try s.bind(values + [.integer(fid)])
-        while try s.step() {}
-        return values
-    }
 
     /// The values of `annotationPlacementColumns` for `row`, as written to `table`.
     func placementValues(of row: AnnotationRow, in table: FeatureTable) -> [SQLValue] {

@@ -4,12 +4,6 @@ public func quoteIdentifier(_ name: String) -> String {
     quote(name, with: "\"")
 }
 
-/// Quotes `text` as an SQL string literal ('text', with embedded quotes doubled). Only for DDL,
-/// where parameters cannot be bound (trigger bodies).
-func quoteLiteral(_ text: String) -> String {
-    quote(text, with: "'")
-}
-
 /// `text` between two `mark`s, each `mark` inside doubled. Written without Foundation: it runs
 /// for every statement an edit builds, and `replacingOccurrences` was a sixth of a bulk move.
 private func quote(_ text: String, with mark: Character) -> String {

@@ -112,7 +112,7 @@ private final class ComputedUpdate {
     func value(_ arguments: FunctionArguments) throws -> SQLValue {
         let key = arguments.int64(1)
         guard currentKey == key else {
-            throw SQLiteError(code: SQLITE_INTERNAL, message: "row \(key) was not computed before its columns were read")
+            throw SQLiteError(.internalError, message: "row \(key) was not computed before its columns were read")
         }
         return values[Int(arguments.int64(0))]
     }
@@ -125,6 +125,9 @@ private func setResult(_ context: OpaquePointer, _ value: SQLValue) {
     case .integer(let v): sqlite3_result_int64(context, v)
     case .real(let v): sqlite3_result_double(context, v)
     case .text(let s): sqlite3_result_text(context, s, -1, annolink_sqlite_transient())
-    case .blob(let b): b.withUnsafeBytes { sqlite3_result_blob64(context, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), annolink_sqlite_transient()) }
+    case .blob(let b):
+        b.withUnsafeBytes {
+            sqlite3_result_blob64(context, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), annolink_sqlite_transient())
+        }
     }
 }

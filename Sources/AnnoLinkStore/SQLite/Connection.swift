@@ -62,7 +62,7 @@ public final class Connection {
         if mode != .readOnly, let journalMode {
             let journal = try scalarText("PRAGMA journal_mode = \(journalMode)")
             guard journal?.lowercased() == journalMode.lowercased() else {
-                throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to \(journalMode) journaling (got \(journal ?? "nothing"))")
+                throw SQLiteError(.error, message: "could not switch to \(journalMode) journaling (got \(journal ?? "nothing"))")
             }
         }
     }

@@ -22,7 +22,7 @@ public final class Statement {
         }
         if hasMore {
             sqlite3_finalize(statement)
-            throw SQLiteError(code: SQLITE_MISUSE, message: "only one SQL statement may be given", sql: sql)
+            throw SQLiteError(.misuse, message: "only one SQL statement may be given", sql: sql)
         }
         self.handle = statement
         self.database = database
@@ -42,11 +42,6 @@ public final class Statement {
 
     /// Number of result columns.
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
-
-    /// The name of result column `index`.
-    public func columnName(_ index: Int) -> String {
-        String(cString: sqlite3_column_name(handle, Int32(index)))
-    }
 
     /// Binds `values` to parameters 1…n.
     public func bind(_ values: [SQLValue]) throws {

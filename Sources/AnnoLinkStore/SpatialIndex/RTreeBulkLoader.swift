@@ -39,7 +39,10 @@ public enum RTreeBulkLoader {
         }
     }
 
-    private static func write(_ packing: RTreePacking, rowidOrder: RTreeRowidOrder, entries: [RTreeEntry], into table: RTreeShadowTables, on connection: Connection) throws {
+    private static func write(
+        _ packing: RTreePacking, rowidOrder: RTreeRowidOrder, entries: [RTreeEntry], into table: RTreeShadowTables,
+        on connection: Connection
+    ) throws {
         // Without a WHERE clause SQLite truncates each table instead of deleting row by row.
         try connection.execute("DELETE FROM \(table.node); DELETE FROM \(table.parent); DELETE FROM \(table.rowid)")
 
@@ -139,7 +142,10 @@ struct RTreeShadowTables {
         for (suffix, expected) in [("_node", 2), ("_parent", 2), ("_rowid", 2)] {
             let count = try connection.scalarInt("SELECT count(*) FROM pragma_table_info(?1)", [.text(name + suffix)]) ?? 0
             guard count == expected else {
-                throw unsupported(count == 0 ? "its shadow table \(name + suffix) is missing" : "its shadow table \(name + suffix) has \(count) columns, not \(expected)")
+                throw unsupported(
+                    count == 0
+                        ? "its shadow table \(name + suffix) is missing"
+                        : "its shadow table \(name + suffix) has \(count) columns, not \(expected)")
             }
         }
         node = quoteIdentifier(name + "_node")

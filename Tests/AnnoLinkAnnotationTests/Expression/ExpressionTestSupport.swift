@@ -25,7 +25,9 @@ func parseError(_ source: String) -> ExpressionError? {
 }
 
 /// The error evaluating `source` for a feature with `attributes` throws, or nil.
-func evaluationError(_ source: String, _ attributes: [String: SQLValue] = [:], geometry: Geometry? = nil, metresPerUnit: Double? = 1) throws -> ExpressionError? {
+func evaluationError(
+    _ source: String, _ attributes: [String: SQLValue] = [:], geometry: Geometry? = nil, metresPerUnit: Double? = 1
+) throws -> ExpressionError? {
     let expression = try LabelExpression(source)
     do {
         _ = try expression.text(for: ExpressionContext(attributes: attributes, geometry: geometry, metresPerUnit: metresPerUnit))

@@ -1,5 +1,6 @@
-@testable import AnnoLinkAnnotation
 import Testing
+
+@testable import AnnoLinkAnnotation
 
 /// The `GPOS` pair-kerning reader on a table assembled here by hand from the OpenType
 /// specification: one lookup of glyph pairs (format 1) and one extension lookup of class pairs

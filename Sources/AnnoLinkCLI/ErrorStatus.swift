@@ -1,0 +1,212 @@
+import AnnoLinkAnnotation
+import AnnoLinkChecks
+import AnnoLinkEditing
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkImport
+import AnnoLinkSketch
+import AnnoLinkStore
+import Foundation
+
+// Every error a command can throw, mapped to its one-line message and exit status in one place
+// (docs/cli.md lists them). Each domain error type gets an `exitStatus` with a switch over all
+// its cases and no `default`, so that a new case does not compile until it is given a status
+// here; an error of a type not listed is a bug and exits 70.
+
+extension AnnoLinkCommand {
+    /// The one-line message (without the `error:` prefix) and exit status for any error a
+    /// command can throw.
+    static func describe(_ error: any Error) -> (String, ExitStatus) {
+        switch error {
+        case let error as CommandError: (error.message, error.status)
+        case let error as StoreError: (error.description, error.exitStatus)
+        case let error as SQLiteError: describe(error)
+        case let error as RTreeBulkLoadError: (error.description, error.exitStatus)
+        case let error as JournalError: (oneLine(error.description), error.exitStatus)
+        case let error as EditError: (oneLine(error.description), error.exitStatus)
+        case let error as CheckError: (error.description, error.exitStatus)
+        case let error as GeometryCodecError: (error.description, error.exitStatus)
+        case let error as GeometryValidationError: (oneLine(error.description), error.exitStatus)
+        case let error as EngineError: (oneLine(error.description), error.exitStatus)
+        case let error as GEOSError: (oneLine(error.description), error.exitStatus)
+        case let error as PROJError: (oneLine(error.description), error.exitStatus)
+        case let error as AnnotationError: (oneLine(error.description), error.exitStatus)
+        case let error as ExpressionError: (oneLine(error.description), error.exitStatus)
+        case let error as PlacementError: (oneLine(error.description), error.exitStatus)
+        case let error as FontError: (oneLine(error.description), error.exitStatus)
+        case let error as GeodatabaseDefinitionError: (oneLine(error.description), error.exitStatus)
+        case let error as ProtobufError: (oneLine(error.description), error.exitStatus)
+        case let error as AnnotationElementError: (oneLine(error.description), error.exitStatus)
+        case let error as SketchError: (oneLine(error.description), error.exitStatus)
+        case let error as SQLCondition.Refusal: ("SQL condition \(oneLine(error.description))", .dataError)
+        case let error as CocoaError where error.isFileError:
+            ("cannot read or write a file: \(oneLine(error.localizedDescription))", .ioError)
+        default: ("internal error: \(oneLine(String(describing: error))), please report", .software)
+        }
+    }
+
+    /// SQLite's failures by result code: a busy file can be retried, a damaged one cannot.
+    static func describe(_ error: SQLiteError) -> (String, ExitStatus) {
+        let message = oneLine(error.message)
+        switch error.resultCode {
+        case .busy, .locked: return ("the file is locked by another process: \(message)", .temporaryFailure)
+        case .constraint: return ("constraint violated: \(message)", .dataError)
+        case .corrupt, .notADatabase: return ("the file is damaged or not a database: \(message)", .dataError)
+        case .ioError, .full, .cannotOpen: return ("cannot read or write the file: \(message)", .ioError)
+        case .readOnly: return ("the file is read-only: \(message)", .ioError)
+        default: return ("SQLite: \(message)", .dataError)
+        }
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}
+
+extension StoreError {
+    /// A missing input is 66 and an output that exists already 73; the rest is bad data.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .missingFile: .noInput
+        case .fileExists, .cannotCreate: .cannotCreate
+        case .notAGeoPackage, .unknownTable, .tableExists, .unknownColumn, .unknownFeature, .invalidValue, .corruptGeometry,
+            .wrongGeometryKind, .unknownSpatialReference, .invalidWhereClause, .invalidData:
+            .dataError
+        }
+    }
+}
+
+extension RTreeBulkLoadError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unknownTable, .unsupportedTable, .nonFiniteCoordinate, .invertedBox, .duplicateID: .dataError
+        }
+    }
+}
+
+extension JournalError {
+    /// A refused undo or redo leaves the file as it was: the data does not allow it.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .nothingToUndo, .nothingToRedo, .conflict, .corrupt, .unsupportedBulkChange: .dataError
+        }
+    }
+}
+
+extension EditError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate,
+            .invalidSelection, .emptySelection:
+            .dataError
+        }
+    }
+}
+
+extension CheckError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .noAnnotationClasses, .notAnnotated, .tooManyRepairs: .dataError
+        }
+    }
+}
+
+extension GeometryCodecError {
+    /// Every format's reading failure is bad data.
+    var exitStatus: ExitStatus {
+        switch format {
+        case .wkb, .geoPackageBinary, .geoJSON, .esriJSON, .esriShapeBuffer, .wkt: .dataError
+        }
+    }
+}
+
+extension GeometryValidationError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .nonFiniteCoordinate, .empty, .invalid: .dataError
+        }
+    }
+}
+
+extension EngineError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unknownCRS, .noTransformation, .nonFiniteCoordinate, .outsideDomain, .nonFiniteResult, .emptyGeometry, .notLineal,
+            .unsupportedGeometry, .invalidArgument:
+            .dataError
+        }
+    }
+}
+
+extension GEOSError {
+    /// GEOS fails on the geometries it is given (an unclosed ring, …).
+    var exitStatus: ExitStatus { .dataError }
+}
+
+extension PROJError {
+    /// PROJ fails on the CRS definitions and coordinates it is given.
+    var exitStatus: ExitStatus { .dataError }
+}
+
+extension AnnotationError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .expression, .whereClause, .noLinearUnit, .placement: .dataError
+        }
+    }
+}
+
+extension ExpressionError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .syntax, .unterminatedString, .unknownFunction, .argumentCount, .unsupported, .unknownField, .typeMismatch,
+            .unsupportedFormat, .unknownUnit, .noLinearUnit:
+            .dataError
+        }
+    }
+}
+
+extension PlacementError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .emptyGeometry, .zeroLengthLine, .wrongGeometryKind: .dataError
+        }
+    }
+}
+
+extension FontError {
+    /// A font file that cannot be read is bad input data.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .freeType, .fontconfig, .notScalable: .dataError
+        }
+    }
+}
+
+extension GeodatabaseDefinitionError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .malformedXML, .invalidValue, .malformedAnnotationClasses, .unknownFieldType: .dataError
+        }
+    }
+}
+
+extension ProtobufError {
+    var exitStatus: ExitStatus { .dataError }
+}
+
+extension AnnotationElementError {
+    var exitStatus: ExitStatus { .dataError }
+}
+
+extension SketchError {
+    /// A sketch command the editor refuses (in a script, the session stops there).
+    var exitStatus: ExitStatus {
+        switch self {
+        case .notStarted, .alreadyStarted, .noMapView, .toolNotAttached, .invalidViewpoint, .unsupportedGeometryType,
+            .indexOutOfRange, .noSelection, .cannotPickUp, .alreadyPickedUp, .midVertexNotEditable, .invalidTransform,
+            .invalidTolerance, .strokeTooShort, .degenerateShape:
+            .dataError
+        }
+    }
+}
