@@ -39,6 +39,7 @@ let package = Package(
 
         // What the test targets share: fixture paths, scratch folders, outside tools, dumps.
         .target(name: "AnnoLinkTestSupport", dependencies: ["AnnoLinkGeometry"], path: "Tests/AnnoLinkTestSupport"),
+        .testTarget(name: "AnnoLinkTestSupportTests", dependencies: ["AnnoLinkTestSupport", "AnnoLinkGeometry"]),
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
