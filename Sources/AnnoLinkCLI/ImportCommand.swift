@@ -29,7 +29,7 @@ enum ImportCommand: Command {
         66 SOURCE does not exist, 73 DEST exists or cannot be created.
 
         example:
-          annolink import ../shared/data/loudoun_anno.geodatabase loudoun.gpkg
+          annolink import Fixtures/loudoun_anno.geodatabase loudoun.gpkg
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitStatus {
