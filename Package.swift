@@ -37,16 +37,21 @@ let package = Package(
         .executableTarget(name: "JournalBenchmarks", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry"],
                           path: "Benchmarks/JournalBenchmarks"),
 
-        .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry"]),
-        .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine"]),
-        .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry"]),
-        .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore"]),
-        .testTarget(name: "AnnoLinkEditingTests", dependencies: ["AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry"]),
-        .testTarget(name: "AnnoLinkChecksTests", dependencies: ["AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport"]),
-        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore"], exclude: ["Fixtures"]),
-        .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry"], exclude: ["Fixtures"]),
-        .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AnnoLinkGeometry"]),
+        // What the test targets share: fixture paths, scratch folders, outside tools, dumps.
+        .target(name: "AnnoLinkTestSupport", dependencies: ["AnnoLinkGeometry"], path: "Tests/AnnoLinkTestSupport"),
+        .testTarget(name: "AnnoLinkTestSupportTests", dependencies: ["AnnoLinkTestSupport", "AnnoLinkGeometry"]),
+        .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkEditingTests", dependencies: ["AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkChecksTests", dependencies: ["AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkTestSupport"]),
+        // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`
+        // builds it first, and the harness runs the one beside the test bundle.
+        .testTarget(name: "EndToEndTests", dependencies: ["annolink", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

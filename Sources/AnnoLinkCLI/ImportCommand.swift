@@ -28,7 +28,7 @@ struct ImportCommand: ParsableCommand {
             0 done, 64 bad usage, 65 SOURCE is neither or cannot be read,
             66 SOURCE does not exist, 73 DEST exists or cannot be created.
             """,
-        example: "annolink import ../shared/data/loudoun_anno.geodatabase loudoun.gpkg")
+        example: "annolink import Fixtures/loudoun_anno.geodatabase loudoun.gpkg")
 
     static let source = ArgumentDeclaration.positional("SOURCE")
     static let destination = ArgumentDeclaration.positional("DEST.gpkg")

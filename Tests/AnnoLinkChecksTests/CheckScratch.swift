@@ -2,26 +2,24 @@ import AnnoLinkChecks
 import AnnoLinkGeometry
 import AnnoLinkImport
 import AnnoLinkStore
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
 /// A synthetic sample (`annolink sample`) in its own temporary directory, with helpers to
 /// corrupt it through the store and check it; removed when the value goes away.
 final class CheckScratch {
-    let directory: URL
+    private let scratch: ScratchDirectory
     let path: String
     let package: GeoPackage
 
     init(parcels: Int = 10) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-check-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("sample.gpkg").path
+        scratch = try ScratchDirectory(prefix: "check")
+        path = scratch.path("sample.gpkg")
         package = try GeoPackage.create(path: path)
         try package.addSpatialReferenceSystem(epsg: SampleGenerator.srsID)
         _ = try SampleWriter.write(SampleGenerator(parcels: parcels, seed: 3), into: package)
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     func table(_ name: String) throws -> FeatureTable { try package.featureTable(name) }
 

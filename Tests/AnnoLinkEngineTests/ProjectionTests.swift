@@ -1,5 +1,6 @@
 import AnnoLinkEngine
 import AnnoLinkGeometry
+import AnnoLinkTestSupport
 import Testing
 
 /// Points around Sterling, Virginia (Loudoun County) in each CRS of the oracle comparisons,
@@ -43,15 +44,14 @@ struct CRSPair: CustomTestStringConvertible, Sendable {
     /// with each CRS's coordinates in EPSG's axis order (latitude first for EPSG:4326), and
     /// compares with the engine's normalised (x east, y north) results.
     @Test("the engine agrees with cs2cs at the Sterling points",
-          .enabled(if: ExternalTool.cs2cs != nil, "cs2cs (Debian package proj-bin) is not installed"),
           arguments: pairs)
     func agreesWithCS2CS(_ pair: CRSPair) throws {
-        let cs2cs = try #require(ExternalTool.cs2cs)
+        let cs2cs = try ExternalTool.cs2cs
         let points = try #require(sterlingPoints[pair.source])
         let input = points.map { p in
             isNorthFirst(pair.source) ? "\(p.y) \(p.x)\n" : "\(p.x) \(p.y)\n"
         }.joined()
-        let output = try cs2cs.run(["-f", "%.12f", pair.source, pair.target], input: input)
+        let output = try cs2cs.output(["-f", "%.12f", pair.source, pair.target], input: input)
         let lines = output.split(separator: "\n")
         try #require(lines.count == points.count, "cs2cs said: \(output)")
 
@@ -189,14 +189,13 @@ struct CRSPair: CustomTestStringConvertible, Sendable {
         #expect(wgs84.metresPerUnit == nil)
     }
 
-    @Test("WKT 1 is what projinfo writes for gpkg_spatial_ref_sys.definition",
-          .enabled(if: ExternalTool.projinfo != nil, "projinfo (Debian package proj-bin) is not installed"))
+    @Test("WKT 1 is what projinfo writes for gpkg_spatial_ref_sys.definition")
     func wkt1MatchesProjinfo() throws {
-        let projinfo = try #require(ExternalTool.projinfo)
+        let projinfo = try ExternalTool.projinfo
         let transformer = try CoordinateTransformer()
         for crs in ["EPSG:2924", "EPSG:4326", "EPSG:3857"] {
             // projinfo -o WKT1_GDAL --single-line -q EPSG:2924
-            let expected = try projinfo.run(["-o", "WKT1_GDAL", "--single-line", "-q", crs])
+            let expected = try projinfo.output(["-o", "WKT1_GDAL", "--single-line", "-q", crs])
             let wkt1 = try transformer.referenceSystem(crs).wkt1
             #expect(wkt1 == expected.trimmingCharacters(in: .whitespacesAndNewlines))
         }

@@ -1,3 +1,4 @@
+import AnnoLinkTestSupport
 import Testing
 @testable import AnnoLinkGeometry
 
@@ -34,20 +35,10 @@ enum Samples {
     static let all = nonEmpty + empty + emptyParts
 }
 
-/// A point, shortly.
-func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
-
 /// Whether two geometries are the same bit for bit. `==` cannot say so for empty points,
 /// whose NaN coordinates compare unequal to themselves.
 func same(_ a: Geometry, _ b: Geometry) -> Bool {
     a.wkb() == b.wkb()
-}
-
-/// Bytes from hex text; spaces are ignored.
-func hex(_ text: String) -> [UInt8] {
-    let digits = Array(text.filter { !$0.isWhitespace })
-    precondition(digits.count % 2 == 0)
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
 }
 
 /// Runs `body`, expects it to throw a `GeometryCodecError`, and returns the error.

@@ -1,3 +1,4 @@
+import AnnoLinkTestSupport
 import Testing
 @testable import AnnoLinkGeometry
 

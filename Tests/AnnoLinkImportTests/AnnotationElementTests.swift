@@ -1,6 +1,7 @@
 import AnnoLinkGeometry
 import AnnoLinkImport
 import Foundation
+import AnnoLinkTestSupport
 import Testing
 
 /// Encodes a protobuf varint.

@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkTestSupport
 import Testing
 
 /// Encodes a number as Esri's signed varint: first byte sign in bit 6 and 6 data bits, then 7
@@ -69,7 +70,7 @@ struct EsriShapeBlobTests {
     @Test("address points decode to the coordinates the feature class extent records")
     func addressPointAgainstExtent() throws {
         for row in try Fixtures.rows("address_points.tsv") {
-            let geometry = try EsriShapeBlob.decode(Fixtures.bytes(hex: row[3]), grid: grid)
+            let geometry = try EsriShapeBlob.decode(hex(row[3]), grid: grid)
             guard case .point(let point) = geometry else {
                 Issue.record("expected a point, got \(geometry.kind)")
                 continue
@@ -83,7 +84,7 @@ struct EsriShapeBlobTests {
             }
         }
         let first = try #require(try Fixtures.rows("address_points.tsv").first)
-        let point = try EsriShapeBlob(Fixtures.bytes(hex: first[3]))
+        let point = try EsriShapeBlob(hex(first[3]))
         #expect(point.shapeType == .point)
         #expect(point.vertexCount == 1)
         #expect(point.gridEnvelope == nil)
@@ -111,7 +112,7 @@ struct EsriShapeBlobTests {
 
     @Test("re-encoding the decoded vertices in the documented layout gives the blob back")
     func layoutRoundTrip() throws {
-        let point = Fixtures.bytes(hex: try Fixtures.rows("address_points.tsv")[0][3])
+        let point = hex(try Fixtures.rows("address_points.tsv")[0][3])
         let decodedPoint = try EsriShapeBlob(point)
         #expect(esriBlob(kind: 4, typeFlags: 1, vertices: decodedPoint.parts[0].map { ($0.x, $0.y) }) == point)
 
@@ -231,7 +232,7 @@ struct EsriShapeBlobTests {
     static func layouts() throws -> [Layout] {
         let lines = try Fixtures.parcelLines()
         return [
-            Layout(name: "point", bytes: Fixtures.bytes(hex: try Fixtures.rows("address_points.tsv")[0][3])),
+            Layout(name: "point", bytes: hex(try Fixtures.rows("address_points.tsv")[0][3])),
             Layout(name: "2-point line", bytes: lines[0].shape),
             Layout(name: "line with envelope", bytes: lines.first { $0.objectID == 131760 }!.shape),
             Layout(name: "annotation footprint", bytes: try Fixtures.annotationRows()[0].shape),

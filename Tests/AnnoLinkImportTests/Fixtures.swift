@@ -1,25 +1,17 @@
 import AnnoLinkImport
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
-/// Test inputs extracted from the Loudoun geodatabase (Tests/AnnoLinkImportTests/Fixtures) and
-/// the path of the geodatabase itself (../shared/data next to the package).
-enum Fixtures {
+/// Test inputs extracted from the Loudoun geodatabase (Tests/AnnoLinkImportTests/Fixtures); the
+/// geodatabase itself is `Fixtures.loudoun`, in the repository's Fixtures/.
+extension Fixtures {
     /// Tests/AnnoLinkImportTests/Fixtures.
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-    /// The package root: two levels above this file's folder.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// ../shared/data/loudoun_anno.geodatabase, relative to the package root.
-    static let loudounPath = packageRoot.appendingPathComponent("../shared/data/loudoun_anno.geodatabase").standardizedFileURL.path
-
-    /// Whether the Loudoun geodatabase is present.
-    static var hasLoudoun: Bool { FileManager.default.isReadableFile(atPath: loudounPath) }
+    static let extractsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// The text of a fixture file.
     static func text(_ name: String) throws -> String {
-        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        try String(contentsOf: extractsDirectory.appendingPathComponent(name), encoding: .utf8)
     }
 
     /// The tab-separated rows of a fixture file, without comment lines.
@@ -27,18 +19,6 @@ enum Fixtures {
         try text(name).split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
             .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-    }
-
-    /// Bytes from a hex string (two digits a byte).
-    static func bytes(hex: String) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
     }
 
     /// A parcel line row: its `Length` attribute and `Shape` blob.
@@ -50,7 +30,7 @@ enum Fixtures {
     }
 
     static func parcelLines() throws -> [ParcelLine] {
-        try rows("parcel_lines.tsv").map { ParcelLine(objectID: Int($0[0])!, length: Double($0[1])!, shape: bytes(hex: $0[2])) }
+        try rows("parcel_lines.tsv").map { ParcelLine(objectID: Int($0[0])!, length: Double($0[1])!, shape: hex($0[2])) }
     }
 
     /// An annotation row: its columns and blobs.
@@ -67,14 +47,14 @@ enum Fixtures {
 
     static func annotationRows() throws -> [AnnotationRow] {
         try rows("annotation_rows.tsv").map {
-            AnnotationRow(table: $0[0], objectID: Int($0[1])!, textString: $0[2], angle: Double($0[3])!, wordSpacing: Double($0[4])!, shape: bytes(hex: $0[5]), element: bytes(hex: $0[6]))
+            AnnotationRow(table: $0[0], objectID: Int($0[1])!, textString: $0[2], angle: Double($0[3])!, wordSpacing: Double($0[4])!, shape: hex($0[5]), element: hex($0[6]))
         }
     }
 
     /// A polygon blob by table and object id.
     static func polygon(_ table: String, _ objectID: Int) throws -> [UInt8] {
         let row = try rows("polygons.tsv").first { $0[0] == table && Int($0[1]) == objectID }
-        return bytes(hex: row![2])
+        return hex(row![2])
     }
 
     /// The coordinate grid of the Loudoun tables (from their definitions).

@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkTestSupport
 import Testing
 
 @Suite("GDB_Items definitions")

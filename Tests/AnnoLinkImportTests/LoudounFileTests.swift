@@ -1,16 +1,17 @@
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
 /// The decoders on every row of the Loudoun geodatabase, checked against what ArcGIS stored
 /// beside the blobs (lengths, texts, angles, extents).
-@Suite("Loudoun geodatabase", .enabled(if: Fixtures.hasLoudoun, "../shared/data/loudoun_anno.geodatabase is absent"))
+@Suite("Loudoun geodatabase")
 struct LoudounFileTests {
     let database: LoudounDatabase
 
     init() throws {
-        database = try LoudounDatabase(path: Fixtures.loudounPath)
+        database = try LoudounDatabase(path: Fixtures.loudoun)
     }
 
     /// The parsed definition of `main.<table>`.

@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkSketch
+import AnnoLinkTestSupport
 import Testing
 
 /// The edge cases of section 6.1 of the behaviour reference, numbered as there, and the

@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkSketch
+import AnnoLinkTestSupport
 import Testing
 
 @Suite("viewpoint and screen conversion")

@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkSketch
+import AnnoLinkTestSupport
 import Testing
 
 @Suite("sketch geometry: parts, sketchIsValid and isEmpty")

@@ -1,6 +1,7 @@
 import AnnoLinkGeometry
 import AnnoLinkSketch
 import Foundation
+import AnnoLinkTestSupport
 import Testing
 
 /// The scale at which one screen point is one metre: 96 / 0.0254.
@@ -43,9 +44,6 @@ extension GeometryEditor {
     /// The vertices of part `index`.
     func part(_ index: Int) -> [Point] { sketch?.parts[index] ?? [] }
 }
-
-/// `Point(x:y:)`, shorter.
-func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
 
 /// Whether two points agree within `tolerance` in both coordinates.
 func close(_ a: Point, _ b: Point, _ tolerance: Double = 1e-9) -> Bool {

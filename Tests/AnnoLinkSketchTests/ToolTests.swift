@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkSketch
+import AnnoLinkTestSupport
 import Testing
 
 /// Twice the signed area of a ring (vertices without the closing one): negative when it runs

@@ -1,4 +1,5 @@
 @testable import AnnoLinkStore
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -427,13 +428,12 @@ enum Fixture {
 
 /// A database file in its own temporary directory, removed when the value goes away.
 final class ScratchDatabase {
-    let directory: URL
+    private let scratch: ScratchDirectory
     let connection: Connection
 
     init(pageSize: Int? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-rtree-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("test.sqlite").path
+        scratch = try ScratchDirectory(prefix: "rtree")
+        let path = scratch.path("test.sqlite")
         if let pageSize {
             // The page size must be set before the first table exists, and before WAL.
             let setup = try Connection(path: path, mode: .create)
@@ -441,8 +441,6 @@ final class ScratchDatabase {
         }
         connection = try Connection(path: path, mode: .create)
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     func createRTree(_ name: String) throws {
         try connection.execute("CREATE VIRTUAL TABLE \(quoteIdentifier(name)) USING rtree(id, minx, maxx, miny, maxy)")

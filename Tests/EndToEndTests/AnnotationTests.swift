@@ -1,3 +1,4 @@
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -68,13 +69,9 @@ struct AnnotationTests {
 
     @Test("annotate labels the Helsinki address points and the Bubeneč parcel segments")
     func annotateOtherData() throws {
-        guard let shared = Harness.sharedData else {
-            print("skipped: ../shared/data is absent")
-            return
-        }
         let dir = try Harness.temporaryDirectory()
         let helsinki = dir.appendingPathComponent("helsinki.gpkg").path
-        #expect(try Harness.annolink("import", shared.appendingPathComponent("helsinki_address_points.gpkg").path, helsinki).status == 0)
+        #expect(try Harness.annolink("import", Fixtures.helsinki, helsinki).status == 0)
         let points = try Harness.annolink("annotate", helsinki, "--origin", "address_points", "--into", "address_anno",
                                           "--expression", "$feature.street + \" \" + $feature.house_number", "--placement", "point")
         #expect(points.status == 0, "\(points.stderr)")
@@ -86,7 +83,7 @@ struct AnnotationTests {
             """) == "1276")
 
         let bubenec = dir.appendingPathComponent("bubenec.gpkg").path
-        #expect(try Harness.annolink("import", shared.appendingPathComponent("bubenec_parcel_segments.gpkg").path, bubenec).status == 0)
+        #expect(try Harness.annolink("import", Fixtures.bubenec, bubenec).status == 0)
         let lines = try Harness.annolink("annotate", bubenec, "--origin", "parcel_segments", "--into", "segment_anno",
                                          "--expression", "Round(Length(Geometry($feature), 'meters'), 2)", "--placement", "line")
         #expect(lines.status == 0, "\(lines.stderr)")

@@ -1,3 +1,4 @@
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -44,7 +45,7 @@ struct FaultInjectionTests {
              command: ["check", "F", "--fix"]),
         Case(name: "undo", parcels: 20, setup: [["translate", "F", "parcel_lines", "--where", "1", "--by", "1,1"]], command: ["undo", "F"]),
         Case(name: "redo", parcels: 20, setup: [["set", "F", "address_points", "1", "AD_ADDRESS=8"], ["undo", "F"]], command: ["redo", "F"]),
-        Case(name: "import", parcels: 0, command: ["import", Fixture.loudoun, "OUT"]),
+        Case(name: "import", parcels: 0, command: ["import", Fixtures.loudoun, "OUT"]),
         Case(name: "sample", parcels: 0, command: ["sample", "OUT", "--parcels", "30"]),
     ]
 

@@ -1,3 +1,4 @@
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -35,7 +36,7 @@ struct FileSafetyTests {
     func gdalFileUntouched() throws {
         let directory = try Harness.temporaryDirectory()
         let path = directory.appendingPathComponent("gdal.gpkg").path
-        let made = try Harness.run("/usr/bin/ogr2ogr", ["-f", "GPKG", path, Fixture.helsinki])
+        let made = try Harness.run("/usr/bin/ogr2ogr", ["-f", "GPKG", path, Fixtures.helsinki])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(try Harness.sqlite(path, "PRAGMA journal_mode") == "delete")
         let before = try bytes(path)
@@ -156,17 +157,4 @@ struct FileSafetyTests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderrLines.first == "error: DEST.gpkg must not be empty")
     }
-}
-
-/// The data sets the tests read: from the repository's Fixtures/, or ../shared/data until
-/// they are there.
-enum Fixture {
-    static func path(_ name: String) -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let inRepository = root.appendingPathComponent("Fixtures/\(name)").path
-        return FileManager.default.fileExists(atPath: inRepository) ? inRepository : root.appendingPathComponent("../shared/data/\(name)").path
-    }
-
-    static var helsinki: String { path("helsinki_address_points.gpkg") }
-    static var loudoun: String { path("loudoun_anno.geodatabase") }
 }

@@ -1,18 +1,14 @@
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
 /// `annolink import` on Esri's Loudoun mobile geodatabase, checked with GDAL's tools.
 @Suite("import, end to end")
 struct ImportTests {
-    /// Imports the Loudoun geodatabase into a fresh file; nil (with a message) when the shared
-    /// data is absent.
+    /// Imports the Loudoun geodatabase (Fixtures/) into a fresh file.
     func importLoudoun() throws -> String? {
-        guard let source = Harness.loudoun else {
-            print("skipped: ../shared/data/loudoun_anno.geodatabase is absent")
-            return nil
-        }
         let path = try Harness.temporaryDirectory().appendingPathComponent("loudoun.gpkg").path
-        let result = try Harness.annolink("import", source, path)
+        let result = try Harness.annolink("import", Harness.loudoun, path)
         #expect(result.status == 0, "\(result.stderr)")
         return path
     }
@@ -81,7 +77,7 @@ struct ImportTests {
 
     @Test("the import reports what it did not convert")
     func loudounReport() throws {
-        guard let source = Harness.loudoun else { return }
+        let source = Harness.loudoun
         let path = try Harness.temporaryDirectory().appendingPathComponent("l.gpkg").path
         let result = try Harness.annolink("import", source, path)
         #expect(result.stdout.contains("ParcelLinesAnno_1: 115 POLYGON annotation (EPSG:2924)"))
@@ -101,12 +97,10 @@ struct ImportTests {
             let dump = "SELECT * FROM \(table)"
             #expect(try Harness.sqlite(original, dump) == (try Harness.sqlite(copy, dump)), "\(table)")
         }
-        if let shared = Harness.sharedData {
-            let helsinki = shared.appendingPathComponent("helsinki_address_points.gpkg").path
-            let out = dir.appendingPathComponent("h.gpkg").path
-            #expect(try Harness.annolink("import", helsinki, out).status == 0)
-            #expect(try Harness.sqlite(out, "SELECT count(*) FROM address_points") == (try Harness.sqlite(helsinki, "SELECT count(*) FROM address_points")))
-        }
+        let helsinki = Fixtures.helsinki
+        let out = dir.appendingPathComponent("h.gpkg").path
+        #expect(try Harness.annolink("import", helsinki, out).status == 0)
+        #expect(try Harness.sqlite(out, "SELECT count(*) FROM address_points") == (try Harness.sqlite(helsinki, "SELECT count(*) FROM address_points")))
     }
 
     @Test("bad sources give one error line and the documented status, and leave nothing behind")
@@ -133,12 +127,9 @@ struct ImportTests {
 
     @Test("a corrupt geometry blob in the source names the table and row")
     func corruptShape() throws {
-        guard let source = Harness.loudoun else { return }
         let dir = try Harness.temporaryDirectory()
-        let copy = dir.appendingPathComponent("broken.geodatabase")
-        try FileManager.default.copyItem(at: URL(fileURLWithPath: source), to: copy)
-        // shared/ has no write bits in CI, and the copy keeps them.
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.path)
+        // A writable copy: the fixture itself is never changed.
+        let copy = URL(fileURLWithPath: try Fixtures.copy("loudoun_anno.geodatabase", into: dir, as: "broken.geodatabase"))
         // The geodatabase's own triggers call ArcGIS functions; drop the two that would fire.
         #expect(try Harness.sqlite(copy.path, "DROP TRIGGER st_update_trigger_ParcelLines_1_Shape; DROP TRIGGER st_update1_trigger_ParcelLines_1_Shape; UPDATE ParcelLines_1 SET Shape = X'646C0B0005000000FFFFFFFFFFFFFFFFFFFF' WHERE OBJECTID = 134447; SELECT changes()") == "1")
         let dest = dir.appendingPathComponent("out.gpkg").path

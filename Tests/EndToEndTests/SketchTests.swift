@@ -1,3 +1,4 @@
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -227,9 +228,8 @@ struct SketchTests {
 
     @Test("the interactive session in tmux: prompt, status lines and the button's labels, as a person types")
     func interactiveInTmux() throws {
-        let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let tmux else {
-            print("skipped: tmux is not installed (scripts/install-deps --test installs it)")
+        guard let tmux = ExternalTool.find("tmux")?.path else {
+            Issue.record("\(ToolFailure.missing(tool: "tmux", package: "tmux"))")
             return
         }
         let folder = try Harness.temporaryDirectory()

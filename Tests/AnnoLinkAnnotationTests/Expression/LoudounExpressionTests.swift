@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkStore
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 @testable import AnnoLinkAnnotation
@@ -10,14 +11,6 @@ struct LoudounExpressionTests {
     static let address = #"$feature.AD_ADDRESS + " " + $feature.ST_STR_NAM"#
     static let parcel = "Round(Length(Geometry($feature), 'feet'), 2)"
     static let usSurveyFoot = 1200.0 / 3937.0
-
-    /// `../shared/data/loudoun_anno.geodatabase` next to the checkout, when it is there.
-    static let geodatabase: String? = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let path = root.deletingLastPathComponent().appendingPathComponent("shared/data/loudoun_anno.geodatabase").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }()
 
     // Rows of Loudoun_Address_Points_1 and the TextString of their annotation.
     @Test(arguments: [
@@ -34,9 +27,8 @@ struct LoudounExpressionTests {
         #expect(try label(Self.parcel, geometry: straightLine(length), metresPerUnit: Self.usSurveyFoot) == text)
     }
 
-    @Test(.enabled(if: geodatabase != nil, "needs ../shared/data/loudoun_anno.geodatabase"))
-    func everyAddressPointGetsArcGISsText() throws {
-        let db = try Connection(path: Self.geodatabase!, mode: .readOnly)
+    @Test func everyAddressPointGetsArcGISsText() throws {
+        let db = try Connection(path: Fixtures.loudoun, mode: .readOnly)
         let rows = try db.rows("""
             SELECT p.AD_ADDRESS, p.ST_STR_NAM, a.TextString
             FROM Loudoun_Address_Points_1 p JOIN Loudoun_Address_PointsAnno_1 a ON a.FeatureGlobalID = p.GlobalID
@@ -49,9 +41,8 @@ struct LoudounExpressionTests {
         }
     }
 
-    @Test(.enabled(if: geodatabase != nil, "needs ../shared/data/loudoun_anno.geodatabase"))
-    func everyParcelLineGetsArcGISsText() throws {
-        let db = try Connection(path: Self.geodatabase!, mode: .readOnly)
+    @Test func everyParcelLineGetsArcGISsText() throws {
+        let db = try Connection(path: Fixtures.loudoun, mode: .readOnly)
         let rows = try db.rows("""
             SELECT l.Shape, a.TextString
             FROM ParcelLines_1 l JOIN ParcelLinesAnno_1 a ON a.FeatureGlobalID = l.GlobalID

@@ -5,7 +5,7 @@ import Testing
 /// One face's metrics, checked against numbers read from the font files by hand (a short
 /// Python reading of their `head`, `hhea`, `OS/2`, `hmtx`, `glyf`, `kern` and `GPOS` tables).
 struct FontFaceTests {
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func tahomaDesignMetrics() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         #expect(face.familyName == "Tahoma")
@@ -24,7 +24,7 @@ struct FontFaceTests {
         #expect(w.rightSideBearing == 1847 - 1822)
     }
 
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func extentOfAnAddressInPoints() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         let extent = try face.extent(of: "45763 ELMWOOD", pointSize: 10, kerning: false)
@@ -38,7 +38,7 @@ struct FontFaceTests {
         #expect(!extent.hasMissingGlyphs)
     }
 
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func tahomaKerningFromItsPositioningTable() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         #expect(face.kerningSource == .openTypePositioning)
@@ -56,7 +56,7 @@ struct FontFaceTests {
         #expect(abs(plain.advanceWidth + kerned.kerning - kerned.advanceWidth) < 1e-9)
     }
 
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func nonASCIITextIsMeasuredAndKernedAlike() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         // é 1077, T 1196, o 1112 units; T–o kerned by −209.
@@ -66,7 +66,7 @@ struct FontFaceTests {
         #expect(try face.extent(of: "To", pointSize: 2048).kerning == -209)
     }
 
-    @Test(.enabled(if: TestFonts.hasDejaVuSans, TestFonts.dejaVuSansMissing))
+    @Test
     func kerningNarrowsAV() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.dejaVuSansPath)
         #expect(face.hasKerning)
@@ -81,7 +81,7 @@ struct FontFaceTests {
         #expect(try face.extent(of: "To", pointSize: 2048).kerning == -348)
     }
 
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func emptyText() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         let extent = try face.extent(of: "", pointSize: 10)
@@ -93,7 +93,7 @@ struct FontFaceTests {
         #expect(abs(extent.height - 2472.0 / 2048 * 10) < 1e-9)
     }
 
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func spacesHaveNoInk() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         let extent = try face.extent(of: "  ", pointSize: 10)
@@ -107,7 +107,7 @@ struct FontFaceTests {
         #expect(abs(padded.inkStart - (bare.inkStart + 639.0 / 2048 * 10)) < 1e-9)
     }
 
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func missingCharactersUseNotdef() throws {
         let face = try FontLibrary(searchPath: .standard).openFace(path: TestFonts.tahomaPath)
         let notdef = try face.glyphMetrics(for: "\u{10FFFD}")
@@ -148,8 +148,8 @@ struct FontFaceTests {
         }
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/wine/fonts/sserife.fon"),
-                   "needs /usr/share/wine/fonts/sserife.fon (Debian package fonts-wine)"))
+    /// /usr/share/wine/fonts/sserife.fon is a bitmap font of Debian's fonts-wine.
+    @Test
     func bitmapFontIsRefused() throws {
         let library = try FontLibrary(searchPath: .standard)
         #expect(throws: FontError.notScalable(path: "/usr/share/wine/fonts/sserife.fon")) {

@@ -4,7 +4,7 @@ import Testing
 /// Every FreeType and fontconfig handle has one owner and is freed once, after everything
 /// that needs it.
 struct FontOwnershipTests {
-    @Test(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+    @Test
     func faceKeepsItsLibraryAlive() throws {
         let counter = FontHandleCounter()
         var face: FontFace?

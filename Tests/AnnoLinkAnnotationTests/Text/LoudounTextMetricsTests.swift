@@ -5,7 +5,7 @@ import Testing
 /// (Tahoma 10 pt at 1:1200; ../shared/reference/loudoun-facts.md, "Text widths" and
 /// "Footprint"), measured with `fonts-wine`'s `tahoma.ttf`. The figures are discussed in
 /// docs/text-metrics.md.
-@Suite(.enabled(if: TestFonts.hasTahoma, TestFonts.tahomaMissing))
+@Suite
 struct LoudounTextMetricsTests {
     let rows = LoudounTextOracle.rows
     let feetPerPoint = LoudounTextOracle.feetPerPoint

@@ -1,7 +1,8 @@
+import AnnoLinkTestSupport
 import Foundation
-import Testing
 
-/// The fonts the text-metrics tests measure with, and whether they are installed.
+/// The fonts the text-metrics tests measure with. `scripts/install-deps` installs both; a test
+/// whose font is missing fails with FreeType's "cannot open resource" and the font's path.
 enum TestFonts {
     /// The Tahoma-compatible font of Debian's `fonts-wine`, the font the Loudoun facts were
     /// measured with.
@@ -9,16 +10,8 @@ enum TestFonts {
     /// DejaVu Sans from Debian's `fonts-dejavu-core`, a font with a `kern` table.
     static let dejaVuSansPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
-    static var hasTahoma: Bool { FileManager.default.fileExists(atPath: tahomaPath) }
-    static var hasDejaVuSans: Bool { FileManager.default.fileExists(atPath: dejaVuSansPath) }
-
-    static let tahomaMissing: Comment = "needs \(tahomaPath) (Debian package fonts-wine)"
-    static let dejaVuSansMissing: Comment = "needs \(dejaVuSansPath) (Debian package fonts-dejavu-core)"
-
     /// A new empty folder, removed by the caller.
     static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-fonts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try ScratchDirectory.make(prefix: "fonts")
     }
 }

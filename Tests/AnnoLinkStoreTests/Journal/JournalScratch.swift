@@ -1,5 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkStore
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -7,16 +8,15 @@ import Testing
 /// (`Name`, `Length`), and its annotation table, `parcel_lines_anno`, one annotation per
 /// feature; removed when the value goes away.
 final class JournalScratch {
-    let directory: URL
+    private let scratch: ScratchDirectory
     let path: String
     let package: GeoPackage
     let lines: FeatureTable
     let annotation: FeatureTable
 
     init(features: Int = 6, srsID: Int64 = -1) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-journal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("test.gpkg").path
+        scratch = try ScratchDirectory(prefix: "journal")
+        path = scratch.path("test.gpkg")
         package = try GeoPackage.create(path: path)
         if srsID > 0 { try package.addSpatialReferenceSystem(epsg: srsID) }
         lines = try package.createFeatureTable(FeatureTableDefinition(
@@ -29,8 +29,6 @@ final class JournalScratch {
             try package.refreshContents(of: annotation)
         }
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// A two-point line of feature `fid`, in feet-like coordinates.
     static func line(_ fid: Int64, dx: Double = 0, dy: Double = 0) -> Geometry {
@@ -115,28 +113,5 @@ final class JournalScratch {
             try update.bind([.blob(blob), .integer(fid)])
             _ = try update.step()
         }
-    }
-}
-
-/// GDAL's GeoPackage validator from Debian's python3-gdal, when installed.
-enum GeoPackageValidator {
-    static let script = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py"
-    static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: script) && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-    }
-
-    /// Runs the validator on `path`; returns its exit status and everything it printed.
-    static func validate(_ path: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
