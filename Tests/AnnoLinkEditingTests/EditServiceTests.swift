@@ -578,6 +578,26 @@ struct EditServiceTests {
         #expect(error?.message == "refused by the test")
     }
 
+    @Test("after a failed edit the service works on: the same edit succeeds once the cause is gone")
+    func recoversAfterFailure() throws {
+        let s = try EditScratch()
+        try s.refuseWrites(to: "address_points_anno", on: "UPDATE")
+        #expect(throws: SQLiteError.self) {
+            try s.service.translate(table: "address_points", selection: .fids([1, 2]), dx: 5, dy: 5, dryRun: false, command: "test")
+        }
+        #expect(throws: SQLiteError.self) {
+            try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "1")], command: "test")
+        }
+        try s.package.connection.execute("DROP TRIGGER refuse_address_points_anno_update")
+        let point = try s.point(1)
+        let result = try s.service.translate(table: "address_points", selection: .fids([1, 2]), dx: 5, dy: 5, dryRun: false, command: "test translate")
+        #expect(result.features == 2 && result.annotationRows == 2)
+        #expect(try s.point(1) == point.translated(dx: 5, dy: 5))
+        _ = try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "1")], command: "test set")
+        #expect(try s.annotation("address_points_anno", feature: 1).text == "1 ELMWOOD")
+        #expect(try s.service.journal().entries(limit: 10).map(\.command) == ["test set", "test translate"], "the failed edits left no entry")
+    }
+
     // MARK: journal
 
     @Test("each edit is one journal entry, newest first, with its command and summary")
