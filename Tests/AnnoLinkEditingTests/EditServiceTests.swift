@@ -12,6 +12,23 @@ import Testing
 /// it was when the edit fails.
 @Suite("EditService")
 struct EditServiceTests {
+    @Test("the dump the rollback tests compare sees a change of one field, one journal entry and one R-tree box")
+    func dumpSeesChanges() throws {
+        let s = try EditScratch()
+        let before = try s.dump()
+        #expect(before.contains { $0.hasPrefix("address_points: ") })
+        #expect(before.contains { $0.hasPrefix("rtree_address_points_geom: ") })
+        #expect(before.contains { $0.hasPrefix("gpkg_contents: ") })
+        _ = try s.service.setFields(table: "address_points", fid: 1, values: [("PARCEL_ID", "99")], command: "test")
+        let afterSet = try s.dump()
+        #expect(afterSet != before)
+        let point = try s.point(1)
+        _ = try s.service.movePoint(table: "address_points", fid: 1, to: Point(x: point.x + 100, y: point.y), crs: nil, command: "test")
+        let afterMove = try s.dump()
+        let changedIndexRows = Set(afterMove.filter { $0.hasPrefix("rtree_address_points_geom: ") }).subtracting(afterSet)
+        #expect(changedIndexRows.count == 1)
+    }
+
     // MARK: set
 
     @Test("set changes the fields and exactly that feature's annotation text; the anchor stays")

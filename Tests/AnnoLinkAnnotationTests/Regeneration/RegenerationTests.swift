@@ -270,6 +270,22 @@ struct RegenerationTests {
         #expect(try s.rows(of: 1).isEmpty)
     }
 
+    @Test("a feature labelled in two annotation tables gets a change in each, tables in name order")
+    func twoAnnotationTables() throws {
+        let s = try AnnotationScratch()
+        let second = try s.package.createAnnotationTable(name: "towers_anno_b", srsID: AnnotationScratch.srsID)
+        try s.package.saveAnnotationClass(AnnotationClass(
+            annotationTable: "towers_anno_b", classID: 0, name: "Every", originTable: "towers",
+            expression: "$feature.Name + \" (\" + $feature.Kind + \")\"", referenceScale: 2400, placement: .point, placementOffset: 1))
+        let changes = try s.edit(1, attributes: ["Name": "Alpha 2"])
+        #expect(changes.map(\.annotationTable) == ["towers_anno", "towers_anno_b"])
+        #expect(changes.map(\.kind) == [.updated, .created])
+        #expect(changes.map(\.newText) == ["Alpha 2", "Alpha 2 (tall)"])
+        let row = try #require(try s.package.annotationRows(second, featureID: 1).first)
+        // 1 pt at 1:2400 is twice as far as at 1:1200.
+        #expect(close(row.anchor, AnnotationScratch.anchor(above: AnnotationScratch.features[0].2, offset: 2)))
+    }
+
     @Test("regenerateAll counts what it created, reclassified and deleted")
     func regenerateAll() throws {
         let s = try AnnotationScratch()
