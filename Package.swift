@@ -44,7 +44,9 @@ let package = Package(
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore", "AnnoLinkTestSupport"]),
-        .testTarget(name: "AnnoLinkEditingTests", dependencies: ["AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkEditingTests", dependencies: [
+            "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkAnnotation", "AnnoLinkEngine", "AnnoLinkImport", "AnnoLinkTestSupport",
+        ]),
         .testTarget(name: "AnnoLinkChecksTests", dependencies: ["AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
