@@ -38,7 +38,7 @@ extension AnnoLinkCommand {
         case let error as ProtobufError: (oneLine(error.description), error.exitStatus)
         case let error as AnnotationElementError: (oneLine(error.description), error.exitStatus)
         case let error as SketchError: (oneLine(error.description), error.exitStatus)
-        case let error as SQLCondition.Refusal: ("SQL condition \(oneLine(error.description))", .dataError)
+        case let error as SQLCondition.Refusal: (oneLine(error.description), .dataError)
         case let error as CocoaError where error.isFileError:
             ("cannot read or write a file: \(oneLine(error.localizedDescription))", .ioError)
         default: ("internal error: \(oneLine(String(describing: error))), please report", .software)

@@ -32,7 +32,7 @@ struct RegenerationTests {
         let changes = try s.edit(1, attributes: ["Name": "Alpha Prime"])
         #expect(changes == [AnnotationChange(
             kind: .updated, annotationTable: "towers_anno", annotationFid: before.fid!, classID: 0,
-            oldText: "Alpha", newText: "Alpha Prime", oldAnchor: before.anchor, newAnchor: before.anchor)])
+            oldText: "Alpha", newText: "Alpha Prime", oldAnchor: before.anchor, newAnchor: before.anchor, oldAngle: 0, newAngle: 0)])
         let after = try s.row(of: 1)
         #expect(after.fid == before.fid)
         #expect(after.text == "Alpha Prime")
@@ -173,7 +173,7 @@ struct RegenerationTests {
         let changes = try s.edit(2, attributes: ["Kind": "none"])
         #expect(changes == [AnnotationChange(
             kind: .deleted, annotationTable: "towers_anno", annotationFid: before.fid!, classID: 1,
-            oldText: "S-Beta", newText: nil, oldAnchor: before.anchor, newAnchor: nil)])
+            oldText: "S-Beta", newText: nil, oldAnchor: before.anchor, newAnchor: nil, oldAngle: 0, newAngle: nil)])
         #expect(try s.rows(of: 2).isEmpty)
         #expect(try s.rowCount == 1)
     }
@@ -192,16 +192,24 @@ struct RegenerationTests {
         #expect(try s.rowCount == 3)
     }
 
-    @Test("a class whose where clause does not compile is reported as such")
+    @Test("a class whose where clause does not compile is refused when saved, and reported when another program stored it")
     func badWhereClause() throws {
         var broken = AnnotationScratch.tall
         broken.whereClause = "NoSuchColumn = 1"
         let s = try AnnotationScratch(classes: [AnnotationScratch.short])
-        try s.package.saveAnnotationClass(broken)
+        let refused = #expect(throws: StoreError.self) { try s.package.saveAnnotationClass(broken) }
+        #expect(refused == .invalidWhereClause("NoSuchColumn = 1", reason: "does not compile: no such column: NoSuchColumn"))
+        // Written by some other program, it is checked when the class is compiled.
+        try s.package.connection.run("""
+            INSERT INTO annolink_annotation_classes SELECT annotation_table, 0, 'broken', origin_table, 'NoSuchColumn = 1',
+              expression, font_name, font_size, horizontal_alignment, vertical_alignment, reference_scale, placement,
+              placement_offset, placement_parameters, auto_create, update_on_shape_change
+            FROM annolink_annotation_classes WHERE class_id = 1
+            """)
         let error = #expect(throws: AnnotationError.self) {
             try s.edit(1, attributes: ["Name": "x"])
         }
-        #expect(error == .whereClause(annotationTable: "towers_anno", classID: 0, message: "no such column: NoSuchColumn"))
+        #expect(error == .whereClause(annotationTable: "towers_anno", classID: 0, message: "does not compile: no such column: NoSuchColumn"))
     }
 
     // MARK: Insert and delete
