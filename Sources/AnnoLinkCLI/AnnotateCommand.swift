@@ -93,9 +93,9 @@ struct AnnotateCommand: ParsableCommand {
         name = try arguments.option(Self.name) ?? "Default"
         whereClause = try arguments.option(Self.whereClause)
         font = try arguments.option(Self.font) ?? "Tahoma"
-        size = try arguments.option(Self.size, as: "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 10
-        scale = try arguments.option(Self.scale, as: "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 1200
-        offset = try arguments.option(Self.offset, as: "a number") { Double($0).flatMap { $0.isFinite ? $0 : nil } }
+        size = try arguments.option(Self.size, as: "a positive number") { decimalNumber($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 10
+        scale = try arguments.option(Self.scale, as: "a positive number") { decimalNumber($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 1200
+        offset = try arguments.option(Self.offset, as: "a number") { decimalNumber($0).flatMap { $0.isFinite ? $0 : nil } }
         autoCreate = !arguments.flag(Self.noAutoCreate)
         updateOnShapeChange = !arguments.flag(Self.noUpdateOnShapeChange)
         path = try arguments.positional(SetCommand.file)

@@ -64,7 +64,7 @@ struct Arguments {
 
     /// Removes and returns the next positional argument when there is one.
     mutating func optionalPositional() -> String? {
-        if let index = words.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" || Double($0) != nil }) {
+        if let index = words.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" || decimalNumber($0) != nil }) {
             return words.remove(at: index)
         }
         return positionalOnly.isEmpty ? nil : positionalOnly.removeFirst()

@@ -81,7 +81,7 @@ struct CheckCommand: ParsableCommand {
         fix = arguments.flag(Self.fix)
         table = try arguments.option(Self.table)
         func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
-            try arguments.option(declaration, as: what) { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
+            try arguments.option(declaration, as: what) { decimalNumber($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
         }
         tolerances = CheckTolerances(
             position: try tolerance(Self.positionTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultPosition,

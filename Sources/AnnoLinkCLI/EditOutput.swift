@@ -9,7 +9,7 @@ enum EditOutput {
     /// Parses `X,Y` (two finite numbers), with a usage error naming `option` otherwise.
     static func coordinate(_ text: String, option: String) throws -> Point {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]) else {
+        guard parts.count == 2, let x = decimalNumber(parts[0]), let y = decimalNumber(parts[1]) else {
             throw CommandError.usage("\(option) expects X,Y (two numbers separated by a comma), not '\(text)'")
         }
         guard x.isFinite, y.isFinite else { throw CommandError("\(option): coordinates must be finite numbers, not '\(text)'", status: .dataError) }

@@ -64,7 +64,7 @@ extension SketchSession {
     }
 
     private func number(_ text: String, _ what: String) throws -> Double {
-        guard let value = Double(text), value.isFinite else { throw CommandError.usage("\(what) must be a number, not '\(text)'") }
+        guard let value = decimalNumber(text), value.isFinite else { throw CommandError.usage("\(what) must be a number, not '\(text)'") }
         return value
     }
 
@@ -80,7 +80,7 @@ extension SketchSession {
 
     private func scale(_ text: String) throws -> Double {
         let digits = text.hasPrefix("1:") ? String(text.dropFirst(2)) : text
-        guard let value = Double(digits), value.isFinite, value > 0 else { throw CommandError.usage("the scale must be a positive number (1:SCALE), not '\(text)'") }
+        guard let value = decimalNumber(digits), value.isFinite, value > 0 else { throw CommandError.usage("the scale must be a positive number (1:SCALE), not '\(text)'") }
         return value
     }
 

@@ -66,7 +66,7 @@ struct TranslateCommand: ParsableCommand {
             guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else { throw CommandError.usage("--fids expects whole numbers separated by commas, not '\(fids)'") }
             selection = .fids(parsed.map { $0! })
         case (nil, let box?, nil):
-            let numbers = box.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let numbers = box.split(separator: ",").map { decimalNumber($0.trimmingCharacters(in: .whitespaces)) }
             guard numbers.count == 4, numbers.allSatisfy({ $0 != nil }) else {
                 throw CommandError.usage("--bbox expects MINX,MINY,MAXX,MAXY, not '\(box)'")
             }

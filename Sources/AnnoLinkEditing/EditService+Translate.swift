@@ -60,6 +60,8 @@ extension EditService {
     ///   condition, `EditError.nonFiniteCoordinate`.
     public func translate(table name: String, selection: Selection, dx: Double, dy: Double, dryRun: Bool, command: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> TranslateResult {
         guard dx.isFinite, dy.isFinite else { throw EditError.nonFiniteCoordinate("\(dx), \(dy)") }
+        // A move by nothing would only add a journal entry that undoes nothing.
+        guard dx != 0 || dy != 0 else { throw EditError.emptySelection("a translation by 0, 0 moves nothing") }
         let table = try package.featureTable(name)
         let connection = package.connection
         let classes = try annotation.classes(labelling: table.name)

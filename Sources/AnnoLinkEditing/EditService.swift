@@ -67,6 +67,10 @@ public final class EditService {
         for (field, text) in values {
             guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
             if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is the feature id, which the table chooses") }
+            // Two values for one field: which one the user meant cannot be guessed.
+            guard parsed[column.name] == nil else {
+                throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is given more than once")
+            }
             parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
         }
         return parsed

@@ -158,3 +158,22 @@ struct FileSafetyTests {
         #expect(result.stderrLines.first == "error: DEST.gpkg must not be empty")
     }
 }
+
+/// Issue 16, D11: small refusals that used to pass silently.
+@Suite("small refusals, end to end")
+struct SmallRefusalTests {
+    @Test("a field given twice, a translation by 0,0 and hexadecimal coordinates are refused and change nothing", arguments: [
+        (["set", "F", "address_points", "1", "AD_ADDRESS=5", "ad_address=6"], Int32(65), "given more than once"),
+        (["translate", "F", "parcel_lines", "--fids", "1,2", "--by", "0,0"], Int32(65), "moves nothing"),
+        (["move", "F", "address_points", "1", "--to", "0x10,0x20"], Int32(64), "--to expects X,Y"),
+    ])
+    func refused(arguments: [String], status: Int32, message: String) throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("d11.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "10").status == 0)
+        let before = try Harness.dump(path, excluding: [])
+        let result = try Harness.annolink(arguments.map { $0 == "F" ? path : $0 })
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderrLines.first?.contains(message) == true, "\(result.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+    }
+}
