@@ -47,7 +47,7 @@ public enum AnnoLinkCommand {
             return ExitStatus.success.rawValue
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            Output.diagnostic("error: unknown command '\(first)'; run 'annolink --help' for the list")
+            Output.diagnostic("error: unknown command '\(terminalSafe(first))'; run 'annolink --help' for the list")
             return ExitStatus.usage.rawValue
         }
         do {
@@ -57,7 +57,7 @@ public enum AnnoLinkCommand {
             return ExitStatus.success.rawValue
         } catch {
             let (message, status) = describe(error)
-            Output.diagnostic("error: \(message)")
+            Output.diagnostic("error: \(terminalSafe(message))")
             if status == .usage { Output.diagnostic("(run 'annolink \(command.name) --help' for usage)") }
             return status.rawValue
         }

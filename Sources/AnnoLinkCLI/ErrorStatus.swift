@@ -61,6 +61,22 @@ extension AnnoLinkCommand {
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
+
+    /// `text` on one line with every other control character (an escape sequence, a carriage
+    /// return, a C1 control) written as `\u{…}`: names in messages come from files and
+    /// arguments, and must not reach the terminal as commands (issue 16, D10).
+    static func terminalSafe(_ text: String) -> String {
+        var result = ""
+        for scalar in oneLine(text).unicodeScalars {
+            switch scalar.value {
+            case 0..<0x20, 0x7F, 0x80..<0xA0, 0x202A...0x202E, 0x2066...0x2069:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
 }
 
 extension StoreError {
