@@ -44,30 +44,31 @@ public final class Journal {
     /// Inside a transaction the caller opened, the entry commits with that transaction. A
     /// `record` inside the body of another joins the outer entry.
     ///
+    /// - Returns: what `body` returned, and the id of the entry written: nil when the body
+    ///   changed nothing, or when this `record` joined an outer one (whose call returns it).
     /// - Throws: whatever `body` throws; `JournalError.unsupportedBulkChange` when a bulk
     ///   image's rules were broken; `SQLiteError`.
     @discardableResult
-    public func record<T>(command: String, summary: String, _ body: (JournalRecorder) throws -> T) throws -> T {
-        if let recording { return try body(recording) }
+    public func record<T>(command: String, summary: String, _ body: (JournalRecorder) throws -> T) throws -> (value: T, entry: Int64?) {
+        if let recording { return (try body(recording), nil) }
         let ownsTransaction = !connection.isInTransaction
-        let result = try connection.write {
+        let recorded = try connection.write { () throws -> (value: T, entry: Int64?) in
             let recorder = try JournalRecorder(journal: self)
             recording = recorder
             defer {
                 recording = nil
                 recorder.close()
             }
-            let result = try body(recorder)
-            if let recorded = try recorder.finish() {
-                try write(recorded.changeset, images: recorded.images, moves: recorded.moves, indexImages: recorded.indexImages, entry: recorder.entryID,
-                          command: command, summary: summary)
-            }
-            return result
+            let value = try body(recorder)
+            guard let recorded = try recorder.finish() else { return (value, nil) }
+            let entry = try write(recorded.changeset, images: recorded.images, moves: recorded.moves, indexImages: recorded.indexImages,
+                                  entry: recorder.entryID, command: command, summary: summary)
+            return (value, entry)
         }
         // Only a committed schema can be trusted afterwards: a caller's transaction may still
         // roll back.
         if ownsTransaction, !schemaIsKnown { schemaIsKnown = try JournalSchema.exists(on: connection) }
-        return result
+        return recorded
     }
 
     /// Prepares for a new entry: creates the journal tables when they are missing and
@@ -90,7 +91,10 @@ public final class Journal {
         return connection.lastInsertRowID
     }
 
-    private func write(_ changeset: Changeset, images: [BulkImage], moves: [MoveImage], indexImages: [IndexImage], entry: Int64?, command: String, summary: String) throws {
+    /// Fills in the entry row (a bulk entry's, made when its first image was declared) or
+    /// inserts it (an ordinary entry's), and returns its id.
+    private func write(_ changeset: Changeset, images: [BulkImage], moves: [MoveImage], indexImages: [IndexImage], entry: Int64?,
+                       command: String, summary: String) throws -> Int64 {
         let changed = try changeset.tables()
         var tables: [String] = (images.map { ($0.sequence, $0.target.table) } + moves.map { ($0.sequence, $0.table) }).sorted { $0.0 < $1.0 }.map(\.1)
         for table in changed.map(\.name) + indexImages.map(\.rtree) where !tables.contains(table) { tables.append(table) }
@@ -105,12 +109,14 @@ public final class Journal {
                 UPDATE annolink_journal SET time = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), command = ?, summary = ?,
                   row_count = ?, tables = ?, changeset = ? WHERE id = ?
                 """, values + [.integer(entry)])
+            return entry
         } else {
             try prepareNewEntry()
             try connection.run("""
                 INSERT INTO annolink_journal (time, command, summary, state, kind, row_count, tables, changeset)
                 VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, 'done', 'ordinary', ?, ?, ?)
                 """, values)
+            return connection.lastInsertRowID
         }
     }
 
@@ -335,9 +341,7 @@ public final class Journal {
 
     /// Runs `body`, which writes `count` rows of `table` back, with the table's R-tree triggers
     /// suspended and the index rebuilt in one pass when `columns` hold the geometry column and
-    /// `count` is at least a sixteenth of the table's rows: on a million lines a row costs about
-    /// 16 µs through the triggers and the rebuild about 1 µs per row of the table
-    /// (docs/journal.md).
+    /// the store's rule says so (`GeoPackage.suspendsSpatialIndex(writing:of:)`).
     ///
     /// `refitting`: the rows all move by one vector (a move image), so the index may keep its
     /// shape.
@@ -345,10 +349,8 @@ public final class Journal {
         let table = try? package.featureTable(name)
         if let table, table.hasSpatialIndex, columns.contains(where: { $0.lowercased() == table.geometryColumn.lowercased() }) {
             let rows = try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
-            if Int64(count) * 16 >= rows {
-                try package.withSpatialIndexSuspended(table: table.name, refitting: refitting, body)
-                return
-            }
+            try package.withSpatialIndexSuspended(table: table.name, writing: count, of: rows, refitting: refitting, body)
+            return
         }
         try body()
     }

@@ -11,7 +11,8 @@ import Darwin
 /// rows and columns it will change with `captureImages(table:columns:rowsWhere:bindings:)` before
 /// changing them: those rows are copied by SQL into image tables instead of being held in a
 /// changeset in memory. Rows moved by a vector are recorded more cheaply still, by the vector,
-/// their keys and digests (`captureMove`, `translate`; docs/journal.md). Valid only inside the
+/// their keys and digests (`captureMove`; docs/journal.md). The recorder only records: the body
+/// makes every change itself (a move with `GeoPackage.translate`, reporting to the move). Valid only inside the
 /// body; not `Sendable`.
 public final class JournalRecorder {
     /// The GeoPackage being edited.
@@ -91,7 +92,9 @@ public final class JournalRecorder {
     /// Call it before the first change to `table` in this entry. The body must report every row
     /// of `table` it changes, change only the declared columns, and insert and delete nothing
     /// in the table (checked at the end of the entry); a change it does not report is not
-    /// journaled.
+    /// journaled. Rows that only move are moved and reported by `GeoPackage.translate(_:columns:
+    /// rowsWhere:bindings:dx:dy:move:)`; rows whose values are computed report each change with
+    /// `JournalMove.changed(key:before:after:)`.
     ///
     /// - Throws: as `captureImages`.
     public func captureMove(table name: String, columns: [MovedColumn], dx: Double, dy: Double) throws -> JournalMove {
@@ -106,29 +109,6 @@ public final class JournalRecorder {
             moves.append(image)
             reportedMoves.append(move)
             return move
-        }
-    }
-
-    /// Moves the rows of `table` selected by `condition` by (`dx`, `dy`) — `.geometry` columns
-    /// with `annolink_translate`, `.x` and `.y` columns by adding, `.kept` columns left alone —
-    /// with one `UPDATE` per run of keys, and records the move as `captureMove` does (rows that
-    /// moving back would not restore are found while the keys are read). For the rows of a
-    /// table that only move; the table's spatial index follows through its triggers unless the
-    /// caller suspended them. Call it before any other change to `table` in this entry.
-    ///
-    /// - Returns: the number of rows moved.
-    /// - Throws: as `captureImages`; `StoreError.corruptGeometry` for a geometry that is not a
-    ///   GeoPackage blob (nothing is moved then).
-    @discardableResult
-    public func translate(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
-                          dx: Double, dy: Double) throws -> Int {
-        let (target, entry, named) = try declareMove(table: name, columns: columns)
-        return try session.withoutRecording {
-            let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
-                                              rowsWhere: condition, bindings: bindings, on: connection)
-            moves.append(image)
-            try image.moveAll(on: connection)
-            return image.rowCount
         }
     }
 

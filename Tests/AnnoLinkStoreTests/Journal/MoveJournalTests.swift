@@ -157,18 +157,20 @@ import Testing
         #expect(try db.dump().filter { !$0.key.hasPrefix("annolink_journal") } == before.filter { !$0.key.hasPrefix("annolink_journal") })
     }
 
-    @Test("the journal moves rows itself: inexact rows kept as it reads them, undo and redo exact; a corrupt blob moves nothing")
+    @Test("the store moves rows and reports them: inexact rows kept as they are read, undo and redo exact; a corrupt blob moves nothing")
     func journalMovesRows() throws {
         let db = try JournalScratch(features: 300)
         let journal = try Journal(package: db.package)
         let before = try db.dump()
         try journal.record(command: "translate", summary: "translate") { recorder in
+            let lines = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: 10_000_000.1, dy: 9_999_999.3)
             let moved = try db.package.withSpatialIndexSuspended(table: "parcel_lines") {
-                try recorder.translate(table: "parcel_lines", columns: [.geometry("geom")], rowsWhere: "fid > 100", dx: 10_000_000.1, dy: 9_999_999.3)
+                try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "fid > 100", dx: 10_000_000.1, dy: 9_999_999.3, move: lines)
             }
             #expect(moved == 200)
-            try recorder.translate(table: "parcel_lines_anno", columns: [.geometry("geom"), .x("AnchorX"), .y("AnchorY")],
-                                   rowsWhere: "FeatureID > 100", dx: 10_000_000.1, dy: 9_999_999.3)
+            let columns: [MovedColumn] = [.geometry("geom"), .x("AnchorX"), .y("AnchorY")]
+            let labels = try recorder.captureMove(table: "parcel_lines_anno", columns: columns, dx: 10_000_000.1, dy: 9_999_999.3)
+            try db.package.translate(db.annotation, columns: columns, rowsWhere: "FeatureID > 100", dx: 10_000_000.1, dy: 9_999_999.3, move: labels)
         }
         let after = try db.dump()
         let exceptions = try scalar(db, "SELECT min(exception_count) FROM annolink_journal_moves") ?? 0
@@ -184,7 +186,8 @@ import Testing
         let corrupt = try db.dump()
         let error = #expect(throws: StoreError.self) {
             try journal.record(command: "translate", summary: "translate") { recorder in
-                try recorder.translate(table: "parcel_lines", columns: [.geometry("geom")], rowsWhere: "1", dx: 1, dy: 1)
+                let move = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: 1, dy: 1)
+                try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "1", dx: 1, dy: 1, move: move)
             }
         }
         #expect(error.map { "\($0)" }?.contains("parcel_lines fid 250") == true)
