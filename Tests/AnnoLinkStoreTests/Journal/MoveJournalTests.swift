@@ -194,6 +194,49 @@ import Testing
         #expect(try db.dump() == corrupt)
     }
 
+    @Test("record returns the id of the entry it wrote: ordinary and bulk; nil when nothing changed or when joined to an outer entry")
+    func recordReturnsEntry() throws {
+        let db = try JournalScratch(features: 20)
+        let journal = try Journal(package: db.package)
+        let set = try journal.record(command: "set", summary: "set") { _ in
+            try db.package.connection.run("UPDATE parcel_lines SET Name = 'x' WHERE fid = 1")
+        }
+        #expect(set.entry == 1)
+        let (moved, entry) = try journal.record(command: "translate", summary: "translate") { recorder in
+            let move = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: 5, dy: 5)
+            let inner = try journal.record(command: "inner", summary: "inner") { _ in 7 }
+            #expect(inner.value == 7 && inner.entry == nil)
+            return try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "fid <= ?", bindings: [.integer(10)], dx: 5, dy: 5, move: move)
+        }
+        #expect(moved == 10)
+        let newest = try journal.entries().first?.id
+        #expect(entry == 2 && entry == newest)
+        let nothing = try journal.record(command: "nothing", summary: "nothing") { _ in }
+        #expect(nothing.entry == nil)
+    }
+
+    @Test("translate without a journal moves the selected rows as GeoPackageGeometry.translate does, the R-tree following")
+    func translateWithoutJournal() throws {
+        let db = try JournalScratch(features: 30)
+        let expected = try db.package.connection.rows("SELECT fid, geom FROM parcel_lines ORDER BY fid").map { row -> [SQLValue] in
+            guard case .blob(var blob) = row[1], let fid = row[0].integerValue else { return row }
+            if fid % 3 == 0 { try GeoPackageGeometry.translate(blob: &blob, dx: -2.5, dy: 4) }
+            return [row[0], .blob(blob)]
+        }
+        let moved = try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "fid % 3 = 0", dx: -2.5, dy: 4, move: nil)
+        #expect(moved == 10)
+        #expect(try db.package.connection.rows("SELECT fid, geom FROM parcel_lines ORDER BY fid") == expected)
+        try db.expectIndexMatchesGeometries(db.lines)
+    }
+
+    @Test("the R-tree triggers are suspended when a sixteenth of the table or more is written")
+    func suspensionRule() {
+        #expect(GeoPackage.suspendsSpatialIndex(writing: 62_500, of: 1_000_000))
+        #expect(!GeoPackage.suspendsSpatialIndex(writing: 62_499, of: 1_000_000))
+        #expect(GeoPackage.suspendsSpatialIndex(writing: 1, of: 16))
+        #expect(!GeoPackage.suspendsSpatialIndex(writing: 0, of: 1))
+    }
+
     @Test("a row's digest from its values is the digest of the row read back, for every storage class")
     func digestOfValues() throws {
         let db = try ScratchDatabase()
