@@ -24,10 +24,12 @@ extension GeoPackage {
     @discardableResult
     public func translate(_ table: FeatureTable, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
                           dx: Double, dy: Double, move: JournalMove?) throws -> Int {
-        let columns = move?.columns ?? columns
         if let move {
             precondition(move.image.table.lowercased() == table.name.lowercased(), "the move was declared for another table")
+            precondition(move.columns.map { $0.name.lowercased() } == columns.map { $0.name.lowercased() }, "the move was declared with other columns")
         }
+        // The move's columns are named as the schema names them.
+        let columns = move?.columns ?? columns
         // Read in whatever order SQLite finds best and sorted after: an ORDER BY on the key
         // made SQLite sort every selected row with its values (a second for a million rows
         // selected through an index).
