@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
-// The package shows the architecture: C system libraries at the bottom, then pure geometry
-// values, the GEOS/PROJ engine, the GeoPackage store, importers, and the command line on top.
-// Each target depends only on targets above it in this list.
+// The package shows the architecture (docs/design.md draws it): C system libraries at the
+// bottom; pure geometry values; beside each other the GEOS/PROJ engine and the GeoPackage store
+// (SQLite only); annotation on both; then the edit service, checks, importers and the sketch
+// editor; the command line on top. Each target depends only on targets above it in this list.
 import PackageDescription
 
 let package = Package(
@@ -21,11 +22,13 @@ let package = Package(
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
         .target(name: "AnnoLinkGeometry", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "AnnoLinkEngine", dependencies: ["AnnoLinkGeometry", "CGEOS", "CPROJ"]),
-        .target(name: "AnnoLinkStore", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "CSQLite"]),
+        // The store knows SQLite and geometry values only: GEOS validation is the edit service's,
+        // PROJ's CRS definitions the importers'.
+        .target(name: "AnnoLinkStore", dependencies: ["AnnoLinkGeometry", "CSQLite"]),
         .target(name: "AnnoLinkAnnotation", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "CFreeType"]),
         .target(name: "AnnoLinkEditing", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkChecks", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
-        .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore", "AnnoLinkAnnotation"]),
+        .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
         .target(name: "AnnoLinkCLI", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch"]),

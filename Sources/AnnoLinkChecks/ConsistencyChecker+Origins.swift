@@ -32,7 +32,7 @@ extension ConsistencyChecker {
         let firstGroupColumn = 2 + fields.count
         var invalid: Set<Int64> = []
         var features = 0
-        let geometryEngine = try package.geometryEngine()
+        let geometryEngine = try GeometryEngine()
 
         while try statement.step() {
             features += 1

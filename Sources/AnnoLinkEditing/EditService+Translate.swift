@@ -41,10 +41,6 @@ public struct TranslateResult: Sendable, Encodable {
 }
 
 extension EditService {
-    /// Above this many features a bulk move drops the R-tree triggers and rebuilds the index
-    /// in one pass instead of updating it row by row (docs/journal.md has the figures).
-    static let spatialIndexRebuildThreshold = 20_000
-
     /// Moves every selected feature of `table` by `dx`, `dy` (CRS units) with all its
     /// annotation, as one transaction and one journal entry. The features move with one
     /// `UPDATE` per run of fids and each annotation table is regenerated with one `UPDATE`
@@ -87,32 +83,35 @@ extension EditService {
         let summary = "translate \(result.features) features of \(table.name) by \(dx), \(dy)"
         result.journalEntry = try journal().record(command: command, summary: summary) { recorder in
             // The journal keeps the vector and the rows' keys, and copies only rows whose change
-            // is not exactly the move (a translation is undone by moving back).
-            let tables = [table.name] + annotationTables.keys.sorted()
-            let rebuild = result.features >= Self.spatialIndexRebuildThreshold
-            // Only the declared tables are written, so the session can rest.
+            // is not exactly the move (a translation is undone by moving back). Only the
+            // declared tables are written, so the session can rest.
             try recorder.withoutRecording {
-                try withSpatialIndexes(suspended: rebuild ? tables : []) {
-                    // The features only move: one UPDATE per run of fids, made by the journal.
-                    try recorder.translate(
-                        table: table.name, columns: [.geometry(table.geometryColumn)],
-                        rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)", dx: dx, dy: dy)
-                    progress(result.features / 2, result.features)
-                    for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
-                        let move = try recorder.captureMove(table: annotationTable, columns: GeoPackage.annotationPlacementColumns, dx: dx, dy: dy)
-                        // Labels of a quarter of the table or more (about one per feature): one pass
-                        // over all of it is cheaper than finding every row through the FeatureID index.
-                        let scanning = Int64(result.features) * 4 >= move.tableRowCount
+                // The features only move: one UPDATE per run of fids.
+                let features = try recorder.captureMove(table: table.name, columns: [.geometry(table.geometryColumn)], dx: dx, dy: dy)
+                _ = try package.withSpatialIndexSuspended(table: table.name, writing: result.features, of: features.tableRowCount, refitting: true) {
+                    try package.translate(
+                        table, columns: features.columns,
+                        rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)", dx: dx, dy: dy,
+                        move: features)
+                }
+                progress(result.features / 2, result.features)
+                for (annotationTable, tableClasses) in annotationTables.sorted(by: { $0.key < $1.key }) {
+                    let move = try recorder.captureMove(table: annotationTable, columns: GeoPackage.annotationPlacementColumns, dx: dx, dy: dy)
+                    // Labels of a quarter of the table or more (about one per feature): one pass
+                    // over all of it is cheaper than finding every row through the FeatureID index.
+                    let scanning = Int64(result.features) * 4 >= move.tableRowCount
+                    // About one label per feature is written: the same rule as the features'.
+                    try package.withSpatialIndexSuspended(table: annotationTable, writing: result.features, of: move.tableRowCount, refitting: true) {
                         try regenerateMoved(table, annotationTable: try package.featureTable(annotationTable), classes: tableClasses,
                                             rowsWhere: annotationCondition(tableClasses), scanning: scanning, move: move, dx: dx, dy: dy) {
                             progress((result.features + $0) / 2, result.features)
                         }
-                        result.annotationRows += move.rowCount
                     }
-                    progress(result.features, result.features)
+                    result.annotationRows += move.rowCount
                 }
+                progress(result.features, result.features)
             }
-            for name in tables { try package.refreshContents(of: package.featureTable(name)) }
+            for name in [table.name] + annotationTables.keys.sorted() { try package.refreshContents(of: package.featureTable(name)) }
         }.entry
         return result
     }
@@ -158,15 +157,6 @@ extension EditService {
             // million-row move's instructions).
             let copy = try connection.prepareUncached("INSERT INTO temp.annolink_selection (fid) SELECT \(pk) FROM \(t) WHERE \(condition.sql)")
             while try copy.step() {}
-        }
-    }
-
-    /// Runs `body` with the R-tree triggers of `tables` suspended (each index refitted or
-    /// rebuilt after).
-    func withSpatialIndexes<T>(suspended tables: [String], _ body: () throws -> T) throws -> T {
-        guard let first = tables.first else { return try body() }
-        return try package.withSpatialIndexSuspended(table: first, refitting: true) {
-            try withSpatialIndexes(suspended: Array(tables.dropFirst()), body)
         }
     }
 

@@ -11,6 +11,7 @@ public final class EditService {
     public let annotation: AnnotationEngine
     private var transformer: CoordinateTransformer?
     private var journalStorage: Journal?
+    var geometryEngineStorage: GeometryEngine?
 
     public init(package: GeoPackage) {
         self.package = package
@@ -147,6 +148,7 @@ public final class EditService {
         return try perform(command: command, summary: "move \(table.name) fid \(fid)") {
             let before = try package.feature(table, fid: fid)
             let moved = Geometry.point(target)
+            try validate(moved, for: table)
             try package.updateFeature(table, fid: fid, geometry: moved)
             var result = EditResult(kind: .move, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
@@ -188,10 +190,11 @@ public final class EditService {
             let index: Int
             switch vertex {
             case .last: index = 1
-            case .nearest: index = try package.geometryEngine().nearestVertex(of: .lineString(line), to: target).vertex
+            case .nearest: index = try geometryEngine().nearestVertex(of: .lineString(line), to: target).vertex
             }
             line.points[index] = target
             let moved = rewrap(line)
+            try validate(moved, for: table)
             try package.updateFeature(table, fid: fid, geometry: moved)
             var result = EditResult(kind: .moveVertex, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
@@ -209,7 +212,7 @@ public final class EditService {
     ///   geometry.
     public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, command: String) throws -> EditResult {
         let table = try package.featureTable(name)
-        try package.validate(geometry, for: table)
+        try validate(geometry, for: table)
         return try perform(command: command, summary: "reshape \(table.name) fid \(fid)") {
             let before = try package.feature(table, fid: fid)
             try package.updateFeature(table, fid: fid, geometry: geometry)
@@ -233,6 +236,7 @@ public final class EditService {
         }
         let finalShape = shape
         return try perform(command: command, summary: "add a feature to \(table.name)") {
+            try validate(finalShape, for: table)
             let fid = try package.insertFeature(table, geometry: finalShape, attributes: parsed)
             var result = EditResult(kind: .add, table: table.name, fid: fid, newGeometry: finalShape)
             result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: .null, new: parsed[$0]!) }

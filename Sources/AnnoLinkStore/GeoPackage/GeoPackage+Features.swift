@@ -1,4 +1,3 @@
-import AnnoLinkEngine
 import AnnoLinkGeometry
 
 /// One row of a feature table: its id, geometry and attribute values.
@@ -67,13 +66,13 @@ extension GeoPackage {
     }
 
     /// Inserts a feature and returns its fid. `fid` nil lets SQLite choose the next one. The
-    /// geometry is validated first (see `validate(_:for:)`).
+    /// geometry is written as given: checking it (its kind, GEOS validity) is the edit
+    /// service's (`EditService.validate(_:for:)`).
     ///
     /// - Throws: `StoreError.unknownColumn` for an attribute the table lacks, `SQLiteError` for
     ///   constraint violations.
     @discardableResult
     public func insertFeature(_ table: FeatureTable, fid: Int64? = nil, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64 {
-        if let geometry { try validate(geometry, for: table) }
         let pairs = try attributes.sorted { $0.key < $1.key }.map { name, value -> (String, SQLValue) in
             guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
             return (column.name, value)
@@ -89,24 +88,12 @@ extension GeoPackage {
         return connection.lastInsertRowID
     }
 
-    /// Checks `geometry` before it is written to `table`: the kind fits the geometry column,
-    /// every coordinate is finite, it is not empty, and GEOS finds it valid.
-    ///
-    /// - Throws: `StoreError.wrongGeometryKind`, `GeometryValidationError` with GEOS's reason.
-    public func validate(_ geometry: Geometry, for table: FeatureTable) throws {
-        if let kind = table.geometryKind, kind != geometry.kind {
-            throw StoreError.wrongGeometryKind(table: table.name, expected: kind.rawValue, got: geometry.kind.rawValue)
-        }
-        try geometryEngine().validateForWriting(geometry, allowEmpty: false)
-    }
-
     /// Sets the geometry and/or attributes of feature `fid`. Attribute names are matched
-    /// case-insensitively; the geometry is validated first (see `validate(_:for:)`).
+    /// case-insensitively; the geometry is written as given (see `insertFeature`).
     ///
-    /// - Throws: `StoreError.unknownFeature`, `.unknownColumn`, validation errors, and
-    ///   `SQLiteError` for constraint violations.
+    /// - Throws: `StoreError.unknownFeature`, `.unknownColumn`, and `SQLiteError` for
+    ///   constraint violations.
     public func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry? = nil, attributes: [String: SQLValue] = [:]) throws {
-        if let geometry { try validate(geometry, for: table) }
         var assignments: [String] = [], values: [SQLValue] = []
         if let geometry {
             assignments.append("\(quoteIdentifier(table.geometryColumn)) = ?")

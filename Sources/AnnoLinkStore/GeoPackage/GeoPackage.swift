@@ -1,4 +1,3 @@
-import AnnoLinkEngine
 import AnnoLinkGeometry
 import Foundation
 
@@ -13,7 +12,6 @@ public final class GeoPackage {
     /// The path of the file.
     public var path: String { connection.path }
     private var tableCache: [String: FeatureTable] = [:]
-    private var engine: GeometryEngine?
     private var statementsByKey: [StatementKey: Statement] = [:]
 
     /// A statement annolink builds for a table, by kind and table name.
@@ -247,14 +245,6 @@ public final class GeoPackage {
         let statement = try connection.prepareUncached(sql())
         statementsByKey[key] = statement
         return statement
-    }
-
-    /// The GEOS engine used to validate geometries before writing, made on first use.
-    public func geometryEngine() throws -> GeometryEngine {
-        if let engine { return engine }
-        let made = try GeometryEngine()
-        engine = made
-        return made
     }
 
     /// Forgets cached table descriptions (after schema changes made with raw SQL).

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What the body of `Journal.record` is handed: the entry being recorded.
 ///
 /// Every row the body inserts, updates or deletes is recorded by SQLite's session extension,
@@ -11,7 +5,8 @@ import Darwin
 /// rows and columns it will change with `captureImages(table:columns:rowsWhere:bindings:)` before
 /// changing them: those rows are copied by SQL into image tables instead of being held in a
 /// changeset in memory. Rows moved by a vector are recorded more cheaply still, by the vector,
-/// their keys and digests (`captureMove`, `translate`; docs/journal.md). Valid only inside the
+/// their keys and digests (`captureMove`; docs/journal.md). The recorder only records: the body
+/// makes every change itself (a move with `GeoPackage.translate`, reporting to the move). Valid only inside the
 /// body; not `Sendable`.
 public final class JournalRecorder {
     /// The GeoPackage being edited.
@@ -91,7 +86,9 @@ public final class JournalRecorder {
     /// Call it before the first change to `table` in this entry. The body must report every row
     /// of `table` it changes, change only the declared columns, and insert and delete nothing
     /// in the table (checked at the end of the entry); a change it does not report is not
-    /// journaled.
+    /// journaled. Rows that only move are moved and reported by `GeoPackage.translate(_:columns:
+    /// rowsWhere:bindings:dx:dy:move:)`; rows whose values are computed report each change with
+    /// `JournalMove.changed(key:before:after:)`.
     ///
     /// - Throws: as `captureImages`.
     public func captureMove(table name: String, columns: [MovedColumn], dx: Double, dy: Double) throws -> JournalMove {
@@ -106,29 +103,6 @@ public final class JournalRecorder {
             moves.append(image)
             reportedMoves.append(move)
             return move
-        }
-    }
-
-    /// Moves the rows of `table` selected by `condition` by (`dx`, `dy`) — `.geometry` columns
-    /// with `annolink_translate`, `.x` and `.y` columns by adding, `.kept` columns left alone —
-    /// with one `UPDATE` per run of keys, and records the move as `captureMove` does (rows that
-    /// moving back would not restore are found while the keys are read). For the rows of a
-    /// table that only move; the table's spatial index follows through its triggers unless the
-    /// caller suspended them. Call it before any other change to `table` in this entry.
-    ///
-    /// - Returns: the number of rows moved.
-    /// - Throws: as `captureImages`; `StoreError.corruptGeometry` for a geometry that is not a
-    ///   GeoPackage blob (nothing is moved then).
-    @discardableResult
-    public func translate(table name: String, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
-                          dx: Double, dy: Double) throws -> Int {
-        let (target, entry, named) = try declareMove(table: name, columns: columns)
-        return try session.withoutRecording {
-            let image = try MoveImage.capture(target, columns: named, dx: dx, dy: dy, entry: entry, sequence: images.count + moves.count + 1,
-                                              rowsWhere: condition, bindings: bindings, on: connection)
-            moves.append(image)
-            try image.moveAll(on: connection)
-            return image.rowCount
         }
     }
 
@@ -223,34 +197,3 @@ public final class JournalRecorder {
 
 @available(*, unavailable)
 extension JournalRecorder: Sendable {}
-
-/// Decides, from a table's name as SQLite passes it to the session's filter, whether the
-/// session records the table, without allocating for the tables it refuses: SQLite asks again
-/// on every change of a refused table (every R-tree node write, every row of a declared bulk
-/// table).
-final class JournalTableFilter {
-    /// The tables the session records, lowercased.
-    private(set) var recorded: Set<String> = []
-    /// The tables of bulk images, NUL-terminated.
-    private var excluded: [[CChar]] = []
-
-    func records(_ name: UnsafePointer<CChar>) -> Bool {
-        if strncasecmp(name, JournalSchema.prefix, JournalSchema.prefix.utf8.count) == 0 { return false }
-        if strncasecmp(name, "rtree_", 6) == 0 {
-            let length = strlen(name)
-            func ends(with suffix: String) -> Bool {
-                let count = suffix.utf8.count
-                return length > count && strcasecmp(name + (length - count), suffix) == 0
-            }
-            if ends(with: "_node") || ends(with: "_parent") || ends(with: "_rowid") { return false }
-        }
-        for table in excluded where strcasecmp(name, table) == 0 { return false }
-        recorded.insert(String(cString: name).lowercased())
-        return true
-    }
-
-    /// Stops recording `table` (it has a bulk image now).
-    func exclude(_ table: String) {
-        excluded.append(Array(table.utf8CString))
-    }
-}

@@ -1,128 +1,6 @@
 import AnnoLinkGeometry
 import CSQLite
 
-/// What a column of a moved row does when the rows move by (dx, dy).
-public enum MovedColumn: Hashable, Sendable {
-    /// A GeoPackage geometry blob: every vertex and its envelope move.
-    case geometry(String)
-    /// A real holding an x coordinate: dx is added.
-    case x(String)
-    /// A real holding a y coordinate: dy is added.
-    case y(String)
-    /// A column the move is expected to leave as it is (it may still change; see `JournalMove`).
-    case kept(String)
-
-    public var name: String {
-        switch self {
-        case .geometry(let n), .x(let n), .y(let n), .kept(let n): n
-        }
-    }
-
-    /// "g:geom", "x:AnchorX", …: how `annolink_journal_moves.columns` stores it.
-    var stored: String {
-        switch self {
-        case .geometry(let n): "g:" + n
-        case .x(let n): "x:" + n
-        case .y(let n): "y:" + n
-        case .kept(let n): "k:" + n
-        }
-    }
-
-    init?(stored: Substring) {
-        guard stored.count > 2, stored.dropFirst().first == ":" else { return nil }
-        let name = String(stored.dropFirst(2))
-        switch stored.first {
-        case "g": self = .geometry(name)
-        case "x": self = .x(name)
-        case "y": self = .y(name)
-        case "k": self = .kept(name)
-        default: return nil
-        }
-    }
-}
-
-/// The rows of one table that a bulk entry moves by a vector, as the body of `Journal.record`
-/// reports them (`JournalRecorder.captureMove`). Not `Sendable`; valid only inside the body.
-public final class JournalMove {
-    let image: MoveImage
-    private let connection: Connection
-    /// What each column's affinity does to a value stored in it, to know whether a reported
-    /// `after` value is what a read will find.
-    private let affinities: [StorageAffinity]
-    /// Every reported row: its key and the digests of its values before and after (nil when
-    /// the stored values may differ from the reported ones, and must be read back).
-    private var rows: [(key: Int64, before: UInt64, after: UInt64?)] = []
-
-    /// How many rows were reported.
-    public private(set) var rowCount = 0
-
-    /// How many rows the table had when the move was declared.
-    public var tableRowCount: Int64 { image.exceptions.tableRowCount }
-
-    init(image: MoveImage, affinities: [StorageAffinity], on connection: Connection) {
-        self.image = image
-        self.affinities = affinities
-        self.connection = connection
-    }
-
-    /// Reports that row `key` went from `before` to `after`: the declared columns' values, in
-    /// the order they were declared, `before` exactly as SQLite handed them over, `after` as
-    /// written. When the change is the translation both ways — `after` is `before` moved by
-    /// (dx, dy) and `before` is `after` moved back, bit for bit — only the row's key and digests
-    /// are kept: undo moves the row back. Otherwise its `before` values are kept in the entry,
-    /// and undo writes them back. Report each row once.
-    public func changed(key: Int64, before: [SQLValue], after: [SQLValue]) throws {
-        precondition(before.count == image.columns.count && after.count == image.columns.count, "one value per declared column")
-        let stored = zip(after, affinities).allSatisfy { $1.keeps($0) }
-        rows.append((key, BlockDigests.digest(key: key, values: before), stored ? BlockDigests.digest(key: key, values: after) : nil))
-        rowCount += 1
-        if image.isTranslation(from: before, to: after) { return }
-        try image.keep(key: key, before, on: connection)
-    }
-
-    /// At the end of the entry: the reported rows become the image's keys and digests.
-    ///
-    /// - Throws: `JournalError.unsupportedBulkChange` when a row was reported twice.
-    func finishReports() throws {
-        try image.setRows(&rows)
-        rows = []
-    }
-}
-
-/// How a column's declared type makes SQLite store a value (its type affinity, SQLite's
-/// "Datatypes In SQLite" §3.1), to tell whether a value keeps its storage class. Not the
-/// GeoPackage data type class (`ColumnAffinity`).
-enum StorageAffinity {
-    case integer, text, blob, real, numeric
-
-    init(declaredType: String) {
-        let type = declaredType.uppercased()
-        if type.contains("INT") {
-            self = .integer
-        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
-            self = .text
-        } else if type.contains("BLOB") || type.isEmpty {
-            self = .blob
-        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
-            self = .real
-        } else {
-            self = .numeric
-        }
-    }
-
-    /// Whether `value` is stored as it is: blobs and NULL always are; text only in a TEXT or
-    /// untyped column; a real in a REAL or untyped column, and never a NaN (stored as NULL); an
-    /// integer anywhere but in a TEXT or REAL column.
-    func keeps(_ value: SQLValue) -> Bool {
-        switch value {
-        case .null, .blob: true
-        case .text: self == .text || self == .blob
-        case .real(let v): !v.isNaN && (self == .real || self == .blob)
-        case .integer: self != .text && self != .real
-        }
-    }
-}
-
 /// The image of one table's rows that a bulk entry moved by (dx, dy). A translation is undone by
 /// moving back, so instead of copying every row, as `BulkImage` does, the image keeps the vector,
 /// the keys (as ranges), and a digest of each block of rows as they were before and after. Rows
@@ -172,37 +50,6 @@ final class MoveImage {
                       on connection: Connection) throws -> MoveImage {
         MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
                   beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
-    }
-
-    /// For a move the journal makes itself (`JournalRecorder.translate`): takes the keys and the
-    /// before digests of the rows of `target` selected by `condition`, and keeps the rows that
-    /// moving by (dx, dy) and back would not give back bit for bit as exceptions.
-    ///
-    /// - Throws: `StoreError.corruptGeometry` for a blob that is not a GeoPackage geometry.
-    static func capture(_ target: BulkImage.Target, columns: [MovedColumn], dx: Double, dy: Double, entry: Int64, sequence: Int,
-                        rowsWhere condition: String, bindings: [SQLValue], on connection: Connection) throws -> MoveImage {
-        let image = MoveImage(entry: entry, sequence: sequence, columns: columns, dx: dx, dy: dy, keys: KeyRanges(),
-                              beforeDigests: [], afterDigests: [], exceptions: try BulkImage.begin(target, entry: entry, sequence: sequence, on: connection))
-        // Read in whatever order SQLite finds best and sorted here: an ORDER BY on the key
-        // made SQLite sort every selected row with its values (a second for a million rows
-        // selected through an index).
-        let read = try connection.prepareUncached("""
-            SELECT \(quoteIdentifier(target.key)), \(target.columns.map(quoteIdentifier).joined(separator: ", "))
-            FROM \(quoteIdentifier(target.table)) WHERE (\(condition))
-            """)
-        try read.bind(bindings)
-        var rows: [(key: Int64, before: UInt64, after: UInt64?)] = []
-        while try read.step() {
-            let key = read.int64(0)
-            rows.append((key, BlockDigests.digest(row: read, key: key, columns: target.columns.count), nil))
-            if !image.movesBackExactly(row: read) {
-                let before = (1...target.columns.count).map(read.value)
-                _ = try image.translated(before, key: key)      // throws for a corrupt geometry
-                try image.keep(key: key, before, on: connection)
-            }
-        }
-        try image.setRows(&rows)
-        return image
     }
 
     /// Takes `rows` (in any order; sorted here) as the image's keys and before digests, and
@@ -274,12 +121,6 @@ final class MoveImage {
             VALUES (?\(String(repeating: ", ?", count: target.columns.count)))
             """, [.integer(key)] + before)
         exceptions.rowCount += 1
-    }
-
-    /// Moves every declared row by (dx, dy) with one `UPDATE` per run of keys: the move the
-    /// journal makes itself (`JournalRecorder.translate`).
-    func moveAll(on connection: Connection) throws {
-        try move(1, skippingExceptions: false, on: connection)
     }
 
     /// Whether `after` is `before` moved by (dx, dy) and `before` is `after` moved back, bit for
@@ -380,28 +221,15 @@ final class MoveImage {
 
     /// Moves every declared row that is not an exception by `sign` × (dx, dy): −1 for undo,
     /// +1 for redo. One `UPDATE` per key range.
-    func move(_ sign: Double, skippingExceptions: Bool = true, on connection: Connection) throws {
-        let (ddx, ddy) = (sign * dx, sign * dy)
-        let assignments = columns.compactMap { column -> String? in
-            let c = quoteIdentifier(column.name)
-            switch column {
-            case .geometry: return "\(c) = annolink_translate(\(c), ?3, ?4)"
-            case .x: return "\(c) = \(c) + ?3"
-            case .y: return "\(c) = \(c) + ?4"
-            case .kept: return nil
-            }
-        }
+    func move(_ sign: Double, on connection: Connection) throws {
+        let assignments = columns.compactMap(\.moveAssignment)
         guard !assignments.isEmpty else { return }
         let key = quoteIdentifier(exceptions.target.key)
         let statement = try connection.prepareUncached("""
             UPDATE \(quoteIdentifier(table)) SET \(assignments.joined(separator: ", "))
-            WHERE \(key) BETWEEN ?1 AND ?2\(skippingExceptions ? " AND \(key) NOT IN (SELECT \(key) FROM \(quoteIdentifier(exceptions.beforeTable)))" : "")
+            WHERE \(key) BETWEEN ?1 AND ?2 AND \(key) NOT IN (SELECT \(key) FROM \(quoteIdentifier(exceptions.beforeTable)))
             """)
-        for range in keys.ranges {
-            statement.reset()
-            try statement.bind([.integer(range.first), .integer(range.last), .real(ddx), .real(ddy)])
-            while try statement.step() {}
-        }
+        try statement.run(over: keys.ranges, dx: sign * dx, dy: sign * dy)
     }
 
     /// Loads the move images of `entry`, in the order they were taken; none when the file's
@@ -448,158 +276,5 @@ final class MoveImage {
         return stride(from: 0, to: bytes.count, by: 8).map { offset in
             bytes[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }
-    }
-}
-
-/// Ascending keys stored as runs of consecutive integers: a move of a fid range is one run.
-struct KeyRanges {
-    struct Range { var first: Int64; var last: Int64 }
-    private(set) var ranges: [Range] = []
-    /// The index of each range's first key among all keys.
-    private var offsets: [Int] = []
-    private(set) var count = 0
-
-    /// Appends `key`, which must be above every key appended before.
-    mutating func append(_ key: Int64) {
-        if let last = ranges.last?.last, last != Int64.max, key == last + 1 {
-            ranges[ranges.count - 1].last = key
-        } else {
-            precondition(ranges.last.map { key > $0.last } ?? true, "keys must ascend")
-            ranges.append(Range(first: key, last: key))
-            offsets.append(count)
-        }
-        count += 1
-    }
-
-    /// The `index`-th key in ascending order.
-    func key(at index: Int) -> Int64 {
-        precondition(index >= 0 && index < count, "index \(index) beyond \(count) keys")
-        var low = 0, high = ranges.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if offsets[middle] <= index { low = middle } else { high = middle - 1 }
-        }
-        return ranges[low].first + Int64(index - offsets[low])
-    }
-
-    /// Pairs of 64-bit little-endian integers (first, last).
-    var encoded: [UInt8] {
-        MoveImage.encode(ranges.flatMap { [UInt64(bitPattern: $0.first), UInt64(bitPattern: $0.last)] })
-    }
-
-    init() {}
-
-    init?(encoded bytes: [UInt8]) {
-        guard let values = MoveImage.decode(bytes), values.count % 2 == 0 else { return nil }
-        for pair in stride(from: 0, to: values.count, by: 2) {
-            let range = Range(first: Int64(bitPattern: values[pair]), last: Int64(bitPattern: values[pair + 1]))
-            guard range.first <= range.last, ranges.last.map({ range.first > $0.last }) ?? true else { return nil }
-            ranges.append(range)
-            offsets.append(count)
-            count += Int(range.last - range.first) + 1
-        }
-    }
-}
-
-/// 64-bit digests of rows, one per `MoveImage.blockSize` rows: each row's digest (its key and
-/// every value with its storage class, mixed 8 bytes at a time) mixed in key order. Meant to
-/// notice changes, not to resist forgery.
-struct BlockDigests {
-    private var digests: [UInt64] = []
-    private var state = Mixer()
-    private var rowsInBlock = 0
-
-    /// Adds the next row's digest.
-    mutating func add(_ rowDigest: UInt64) {
-        state.mix(rowDigest)
-        rowsInBlock += 1
-        if rowsInBlock == MoveImage.blockSize { endBlock() }
-    }
-
-    /// The digests, the last block possibly short.
-    mutating func finish() -> [UInt64] {
-        if rowsInBlock > 0 { endBlock() }
-        return digests
-    }
-
-    private mutating func endBlock() {
-        digests.append(state.value)
-        state = Mixer()
-        rowsInBlock = 0
-    }
-
-    /// The digest of `key` and `values`: the same as `digest(row:key:columns:)` gives for a row
-    /// holding them.
-    static func digest(key: Int64, values: [SQLValue]) -> UInt64 {
-        var state = Mixer()
-        state.mix(UInt64(bitPattern: key))
-        for value in values {
-            switch value {
-            case .integer(let v):
-                state.mix(1)
-                state.mix(UInt64(bitPattern: v))
-            case .real(let v):
-                state.mix(2)
-                state.mix(v.bitPattern)
-            case .text(let text):
-                var text = text
-                text.withUTF8 { state.mix(3, bytes: UnsafeRawBufferPointer($0)) }
-            case .blob(let bytes):
-                bytes.withUnsafeBytes { state.mix(4, bytes: $0) }
-            case .null:
-                state.mix(0)
-            }
-        }
-        return state.value
-    }
-
-    /// The digest of the row `statement` is on: `key`, then columns 1…`columns`.
-    static func digest(row statement: Statement, key: Int64, columns: Int) -> UInt64 {
-        var state = Mixer()
-        state.mix(UInt64(bitPattern: key))
-        for index in 1...columns {
-            let i = Int32(index)
-            switch sqlite3_column_type(statement.handle, i) {
-            case SQLITE_INTEGER:
-                state.mix(1)
-                state.mix(UInt64(bitPattern: sqlite3_column_int64(statement.handle, i)))
-            case SQLITE_FLOAT:
-                state.mix(2)
-                state.mix(sqlite3_column_double(statement.handle, i).bitPattern)
-            case SQLITE_TEXT:
-                let pointer = UnsafeRawPointer(sqlite3_column_text(statement.handle, i))
-                state.mix(3, bytes: UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement.handle, i))))
-            case SQLITE_BLOB:
-                let pointer = sqlite3_column_blob(statement.handle, i)
-                state.mix(4, bytes: UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_column_bytes(statement.handle, i))))
-            default:
-                state.mix(0)
-            }
-        }
-        return state.value
-    }
-}
-
-private struct Mixer {
-    private(set) var value: UInt64 = 0
-
-    mutating func mix(_ tag: UInt64, bytes: UnsafeRawBufferPointer) {
-        mix(tag)
-        mix(UInt64(bytes.count))
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-            offset += 8
-        }
-        if offset < bytes.count {
-            var tail: UInt64 = 0
-            for i in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[i]) }
-            mix(tail)
-        }
-    }
-
-    mutating func mix(_ word: UInt64) {
-        value = (value ^ word) &* 0x9E37_79B9_7F4A_7C15
-        value ^= value >> 31
     }
 }

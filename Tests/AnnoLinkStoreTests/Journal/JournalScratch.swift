@@ -18,7 +18,13 @@ final class JournalScratch {
         scratch = try ScratchDirectory(prefix: "journal")
         path = scratch.path("test.gpkg")
         package = try GeoPackage.create(path: path)
-        if srsID > 0 { try package.addSpatialReferenceSystem(epsg: srsID) }
+        if srsID > 0 {
+            precondition(srsID == 2924, "only EPSG:2924's definition is at hand")
+            // The store knows no PROJ: the WKT is `projinfo -o WKT1_GDAL --single-line -q EPSG:2924`.
+            try package.addSpatialReferenceSystem(SpatialReferenceSystem(
+                srsID: 2924, name: "NAD83(HARN) / Virginia North (ftUS)", organization: "EPSG", organizationCoordsysID: 2924,
+                definition: Self.virginiaNorthWKT))
+        }
         lines = try package.createFeatureTable(FeatureTableDefinition(
             name: "parcel_lines", geometryTypeName: "LINESTRING", srsID: srsID,
             columns: [Column(name: "Name", type: "TEXT"), Column(name: "Length", type: "REAL")]))
@@ -114,4 +120,6 @@ final class JournalScratch {
             _ = try update.step()
         }
     }
+
+    static let virginiaNorthWKT = #"PROJCS["NAD83(HARN) / Virginia North (ftUS)",GEOGCS["NAD83(HARN)",DATUM["NAD83_High_Accuracy_Reference_Network",SPHEROID["GRS 1980",6378137,298.257222101,AUTHORITY["EPSG","7019"]],AUTHORITY["EPSG","6152"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4152"]],PROJECTION["Lambert_Conformal_Conic_2SP"],PARAMETER["latitude_of_origin",37.6666666666667],PARAMETER["central_meridian",-78.5],PARAMETER["standard_parallel_1",39.2],PARAMETER["standard_parallel_2",38.0333333333333],PARAMETER["false_easting",11482916.667],PARAMETER["false_northing",6561666.667],UNIT["US survey foot",0.304800609601219,AUTHORITY["EPSG","9003"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","2924"]]"#
 }

@@ -157,18 +157,20 @@ import Testing
         #expect(try db.dump().filter { !$0.key.hasPrefix("annolink_journal") } == before.filter { !$0.key.hasPrefix("annolink_journal") })
     }
 
-    @Test("the journal moves rows itself: inexact rows kept as it reads them, undo and redo exact; a corrupt blob moves nothing")
+    @Test("the store moves rows and reports them: inexact rows kept as they are read, undo and redo exact; a corrupt blob moves nothing")
     func journalMovesRows() throws {
         let db = try JournalScratch(features: 300)
         let journal = try Journal(package: db.package)
         let before = try db.dump()
         try journal.record(command: "translate", summary: "translate") { recorder in
+            let lines = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: 10_000_000.1, dy: 9_999_999.3)
             let moved = try db.package.withSpatialIndexSuspended(table: "parcel_lines") {
-                try recorder.translate(table: "parcel_lines", columns: [.geometry("geom")], rowsWhere: "fid > 100", dx: 10_000_000.1, dy: 9_999_999.3)
+                try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "fid > 100", dx: 10_000_000.1, dy: 9_999_999.3, move: lines)
             }
             #expect(moved == 200)
-            try recorder.translate(table: "parcel_lines_anno", columns: [.geometry("geom"), .x("AnchorX"), .y("AnchorY")],
-                                   rowsWhere: "FeatureID > 100", dx: 10_000_000.1, dy: 9_999_999.3)
+            let columns: [MovedColumn] = [.geometry("geom"), .x("AnchorX"), .y("AnchorY")]
+            let labels = try recorder.captureMove(table: "parcel_lines_anno", columns: columns, dx: 10_000_000.1, dy: 9_999_999.3)
+            try db.package.translate(db.annotation, columns: columns, rowsWhere: "FeatureID > 100", dx: 10_000_000.1, dy: 9_999_999.3, move: labels)
         }
         let after = try db.dump()
         let exceptions = try scalar(db, "SELECT min(exception_count) FROM annolink_journal_moves") ?? 0
@@ -184,11 +186,55 @@ import Testing
         let corrupt = try db.dump()
         let error = #expect(throws: StoreError.self) {
             try journal.record(command: "translate", summary: "translate") { recorder in
-                try recorder.translate(table: "parcel_lines", columns: [.geometry("geom")], rowsWhere: "1", dx: 1, dy: 1)
+                let move = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: 1, dy: 1)
+                try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "1", dx: 1, dy: 1, move: move)
             }
         }
         #expect(error.map { "\($0)" }?.contains("parcel_lines fid 250") == true)
         #expect(try db.dump() == corrupt)
+    }
+
+    @Test("record returns the id of the entry it wrote: ordinary and bulk; nil when nothing changed or when joined to an outer entry")
+    func recordReturnsEntry() throws {
+        let db = try JournalScratch(features: 20)
+        let journal = try Journal(package: db.package)
+        let set = try journal.record(command: "set", summary: "set") { _ in
+            try db.package.connection.run("UPDATE parcel_lines SET Name = 'x' WHERE fid = 1")
+        }
+        #expect(set.entry == 1)
+        let (moved, entry) = try journal.record(command: "translate", summary: "translate") { recorder in
+            let move = try recorder.captureMove(table: "parcel_lines", columns: [.geometry("geom")], dx: 5, dy: 5)
+            let inner = try journal.record(command: "inner", summary: "inner") { _ in 7 }
+            #expect(inner.value == 7 && inner.entry == nil)
+            return try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "fid <= ?", bindings: [.integer(10)], dx: 5, dy: 5, move: move)
+        }
+        #expect(moved == 10)
+        let newest = try journal.entries().first?.id
+        #expect(entry == 2 && entry == newest)
+        let nothing = try journal.record(command: "nothing", summary: "nothing") { _ in }
+        #expect(nothing.entry == nil)
+    }
+
+    @Test("translate without a journal moves the selected rows as GeoPackageGeometry.translate does, the R-tree following")
+    func translateWithoutJournal() throws {
+        let db = try JournalScratch(features: 30)
+        let expected = try db.package.connection.rows("SELECT fid, geom FROM parcel_lines ORDER BY fid").map { row -> [SQLValue] in
+            guard case .blob(var blob) = row[1], let fid = row[0].integerValue else { return row }
+            if fid % 3 == 0 { try GeoPackageGeometry.translate(blob: &blob, dx: -2.5, dy: 4) }
+            return [row[0], .blob(blob)]
+        }
+        let moved = try db.package.translate(db.lines, columns: [.geometry("geom")], rowsWhere: "fid % 3 = 0", dx: -2.5, dy: 4, move: nil)
+        #expect(moved == 10)
+        #expect(try db.package.connection.rows("SELECT fid, geom FROM parcel_lines ORDER BY fid") == expected)
+        try db.expectIndexMatchesGeometries(db.lines)
+    }
+
+    @Test("the R-tree triggers are suspended when a sixteenth of the table or more is written")
+    func suspensionRule() {
+        #expect(GeoPackage.suspendsSpatialIndex(writing: 62_500, of: 1_000_000))
+        #expect(!GeoPackage.suspendsSpatialIndex(writing: 62_499, of: 1_000_000))
+        #expect(GeoPackage.suspendsSpatialIndex(writing: 1, of: 16))
+        #expect(!GeoPackage.suspendsSpatialIndex(writing: 0, of: 1))
     }
 
     @Test("a row's digest from its values is the digest of the row read back, for every storage class")
