@@ -112,7 +112,7 @@ extension JournalError {
 extension EditError {
     var exitStatus: ExitStatus {
         switch self {
-        case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate,
+        case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate, .coordinateOutOfRange,
             .invalidSelection, .emptySelection:
             .dataError
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why an edit was refused, in the user's words.
 public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `set` was given a field that cannot be set that way.
@@ -12,6 +14,8 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     case notALineTable(table: String, geometryType: String)
     /// A coordinate that is not a finite number.
     case nonFiniteCoordinate(String)
+    /// A coordinate no place on Earth has in the table's CRS.
+    case coordinateOutOfRange(table: String, value: Double, limit: Double, unit: String)
     /// A where clause for `translate` that is not one read-only condition.
     case invalidSelection(String)
     /// Nothing to do.
@@ -26,6 +30,8 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(table) fid \(fid) is not a single-segment line: it has \(parts) part\(parts == 1 ? "" : "s") and \(points) point\(points == 1 ? "" : "s") (move-vertex moves an end of a line of one part and two points)"
         case .notALineTable(let table, let type): "move-vertex changes line features, but \(table) holds \(type) geometries"
         case .nonFiniteCoordinate(let text): "coordinates must be finite numbers, not \(text)"
+        case .coordinateOutOfRange(let table, let value, let limit, let unit):
+            "coordinate \(String(format: "%g", value)) is outside what the CRS of \(table) can hold (at most ±\(String(format: "%.0f", limit)) \(unit))"
         case .invalidSelection(let reason): "invalid selection: \(reason)"
         case .emptySelection(let text): text
         }

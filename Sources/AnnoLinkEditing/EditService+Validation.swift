@@ -13,6 +13,32 @@ extension EditService {
             throw StoreError.wrongGeometryKind(table: table.name, expected: kind.rawValue, got: geometry.kind.rawValue)
         }
         try geometryEngine().validateForWriting(geometry, allowEmpty: false)
+        try checkFits(geometry, in: table)
+    }
+
+    /// Refuses coordinates that no place on Earth has in `table`'s CRS: beyond ±360° of
+    /// longitude or ±90° of latitude in a geographic CRS, beyond 100,000 km from the origin in
+    /// a projected one (in its own unit; metres when the file does not say). Finite but huge
+    /// values (1e300) made an 'Infinity' label, a NaN anchor and an empty index box (issue
+    /// 16, D5).
+    ///
+    /// - Throws: `EditError.coordinateOutOfRange`.
+    func checkFits(_ geometry: Geometry, in table: FeatureTable) throws {
+        guard let envelope = geometry.envelope else { return }
+        let srs = try package.spatialReferenceSystem(table.srsID)
+        let definition = srs?.definition.uppercased() ?? ""
+        let geographic = definition.hasPrefix("GEOGCS") || definition.hasPrefix("GEOGCRS") || table.srsID == 4326
+        let limitX: Double, limitY: Double, unit: String
+        if geographic {
+            (limitX, limitY, unit) = (360, 90, "degrees")
+        } else {
+            let metresPerUnit = srs?.metresPerUnitFromDefinition ?? 1
+            (limitX, limitY, unit) = (1e8 / metresPerUnit, 1e8 / metresPerUnit, "units of the CRS")
+        }
+        for (value, limit) in [(envelope.minX, limitX), (envelope.maxX, limitX), (envelope.minY, limitY), (envelope.maxY, limitY)]
+        where abs(value) > limit {
+            throw EditError.coordinateOutOfRange(table: table.name, value: value, limit: limit, unit: unit)
+        }
     }
 
     /// The GEOS engine that validates geometries and finds nearest vertices, made on first use.

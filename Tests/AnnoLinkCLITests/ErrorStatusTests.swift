@@ -72,6 +72,7 @@ struct ErrorStatusTests {
             Case(EditError.notSingleSegment(table: "roads", fid: 7, parts: 1, points: 3), .dataError),
             Case(EditError.notALineTable(table: "trees", geometryType: "POINT"), .dataError),
             Case(EditError.nonFiniteCoordinate("nan"), .dataError),
+            Case(EditError.coordinateOutOfRange(table: "roads", value: 1e300, limit: 1e8, unit: "units of the CRS"), .dataError),
             Case(EditError.invalidSelection("not read-only"), .dataError),
             Case(EditError.emptySelection("no feature of roads is inside the box"), .dataError),
 

@@ -177,3 +177,31 @@ struct SmallRefusalTests {
         #expect(try Harness.dump(path, excluding: []) == before)
     }
 }
+
+/// Issue 16, D5: finite coordinates no CRS can hold.
+@Suite("coordinates out of range, end to end")
+struct CoordinateRangeTests {
+    @Test("huge coordinates are refused by add, move, move-vertex and translate; the file is unchanged", arguments: [
+        ["add", "F", "address_points", "--geometry", "POINT (1e300 7020000)", "AD_ADDRESS=1", "ST_STR_NAM=X"],
+        ["move", "F", "address_points", "1", "--to", "11880000,1e300"],
+        ["move-vertex", "F", "parcel_lines", "1", "--to", "-1e300,7020000"],
+        ["move", "F", "address_points", "1", "--to", "500,95", "--crs", "EPSG:4326"],
+    ])
+    func refused(arguments: [String]) throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("d5.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "10").status == 0)
+        let before = try Harness.dump(path, excluding: [])
+        let result = try Harness.annolink(arguments.map { $0 == "F" ? path : $0 })
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+    }
+
+    @Test("an ordinary point far from the data but on Earth is still accepted")
+    func accepted() throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("d5ok.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "10").status == 0)
+        let result = try Harness.annolink("add", path, "address_points", "--geometry", "POINT (12500000 7500000)", "AD_ADDRESS=1", "ST_STR_NAM=X")
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+}
