@@ -10,12 +10,13 @@ extension Journal {
     /// - Returns: the entry, now undone.
     /// - Throws: `JournalError.nothingToUndo`; `JournalError.conflict` when a row the entry
     ///   changed was changed since, or a table it changed is gone (nothing is changed then);
-    ///   `JournalError.corrupt` when its undo data cannot be read.
+    ///   `JournalError.corrupt` when its undo data cannot be read or its checksum does not match.
     public func undo() throws -> JournalEntry {
         try connection.write {
             guard try hasSchema(), let stored = try storedEntry(where: "state = 'done' ORDER BY id DESC LIMIT 1") else {
                 throw JournalError.nothingToUndo
             }
+            try verify(stored.entry.id)
             try apply(stored, action: .undo)
             try connection.run("UPDATE annolink_journal SET state = 'undone' WHERE id = ?", [.integer(stored.entry.id)])
             var entry = stored.entry
@@ -39,6 +40,7 @@ extension Journal {
                 """), stored.entry.state == .undone else {
                 throw JournalError.nothingToRedo
             }
+            try verify(stored.entry.id)
             try apply(stored, action: .redo)
             try connection.run("UPDATE annolink_journal SET state = 'done' WHERE id = ?", [.integer(stored.entry.id)])
             var entry = stored.entry

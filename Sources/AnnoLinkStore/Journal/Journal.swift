@@ -63,6 +63,7 @@ public final class Journal {
             guard let recorded = try recorder.finish() else { return (value, nil) }
             let entry = try write(recorded.changeset, images: recorded.images, moves: recorded.moves, indexImages: recorded.indexImages,
                                   entry: recorder.entryID, command: command, summary: summary)
+            try seal(entry)
             return (value, entry)
         }
         // Only a committed schema can be trusted afterwards: a caller's transaction may still
@@ -141,6 +142,9 @@ public final class Journal {
             try BulkImage.drop(before: before, after: after, on: connection)
         }
         try IndexImage.drop(entriesWhere: "entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone')", on: connection)
+        if try JournalSchema.hasChecksums(on: connection) {
+            try connection.execute("DELETE FROM annolink_journal_checksums WHERE entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone')")
+        }
         try connection.execute("""
             DELETE FROM annolink_journal_images WHERE entry_id IN (SELECT id FROM annolink_journal WHERE state = 'undone');
             DELETE FROM annolink_journal WHERE state = 'undone';

@@ -57,6 +57,28 @@ enum JournalSchema {
           PRIMARY KEY (entry_id, sequence))
         """
 
+    static let checksumsTable = "annolink_journal_checksums"
+
+    /// The checksum of each entry written since checksums were kept (`Journal.seal`), checked
+    /// before the entry is undone or redone. Made by the first entry that needs it.
+    static let checksums = """
+        CREATE TABLE annolink_journal_checksums (
+          entry_id INTEGER PRIMARY KEY,
+          checksum INTEGER NOT NULL)
+        """
+
+    /// Whether `annolink_journal_checksums` exists.
+    static func hasChecksums(on connection: Connection) throws -> Bool {
+        try connection.hasTable(checksumsTable)
+    }
+
+    /// Creates `annolink_journal_checksums` when it is missing.
+    static func createChecksums(on connection: Connection) throws {
+        guard try !hasChecksums(on: connection) else { return }
+        try connection.execute(checksums)
+        try register(checksumsTable, on: connection)
+    }
+
     /// Whether `annolink_journal_moves` exists.
     static func hasMoves(on connection: Connection) throws -> Bool {
         try connection.hasTable(movesTable)
