@@ -60,7 +60,8 @@ enum JournalSchema {
     static let checksumsTable = "annolink_journal_checksums"
 
     /// The checksum of each entry written since checksums were kept (`Journal.seal`), checked
-    /// before the entry is undone or redone. Made by the first entry that needs it.
+    /// before the entry is undone or redone. Made with the journal, or by the first entry of a
+    /// journal made before.
     static let checksums = """
         CREATE TABLE annolink_journal_checksums (
           entry_id INTEGER PRIMARY KEY,
@@ -107,7 +108,8 @@ enum JournalSchema {
         try connection.execute(entries)
         try connection.execute(images)
         try connection.execute(moves)
-        for name in [table, imagesTable, movesTable] { try register(name, on: connection) }
+        try connection.execute(checksums)
+        for name in [table, imagesTable, movesTable, checksumsTable] { try register(name, on: connection) }
     }
 
     /// Adds `name` to `gpkg_extensions` as a table of annolink's extension.

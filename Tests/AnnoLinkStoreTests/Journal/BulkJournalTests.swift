@@ -161,14 +161,14 @@ import Testing
         try moveAll(db, journal, dx: 1, dy: 1)
         let imageTables = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name GLOB 'annolink_journal_[0-9]*'"
         #expect(try db.package.connection.scalarInt(imageTables) == 4)
-        #expect(try db.package.connection.scalarInt("SELECT count(*) FROM gpkg_extensions WHERE table_name GLOB 'annolink_journal*'") == 7, "the journal, its images and moves tables, four image tables")
+        #expect(try db.package.connection.scalarInt("SELECT count(*) FROM gpkg_extensions WHERE table_name GLOB 'annolink_journal*'") == 8, "the journal, its images, moves and checksums tables, four image tables")
         _ = try journal.undo()
         try journal.record(command: "set", summary: "set") { _ in
             try db.package.connection.run("UPDATE parcel_lines SET Name = 'n' WHERE fid = 1")
         }
         #expect(try db.package.connection.scalarInt(imageTables) == 0)
         #expect(try db.package.connection.scalarInt("SELECT count(*) FROM annolink_journal_images") == 0)
-        #expect(try db.package.connection.scalarInt("SELECT count(*) FROM gpkg_extensions WHERE table_name GLOB 'annolink_journal*'") == 3)
+        #expect(try db.package.connection.scalarInt("SELECT count(*) FROM gpkg_extensions WHERE table_name GLOB 'annolink_journal*'") == 4)
         #expect(try journal.entries().map(\.id) == [2])
     }
 
