@@ -1,24 +1,11 @@
 import AnnoLinkGeometry
 import AnnoLinkStore
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
-/// A temporary directory of its own, removed when the value goes away.
-///
-/// (Local helper until the shared test-support target lands; the lead may swap it.)
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// The path of `name` inside the directory.
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
+/// A temporary directory of its own, removed when the value goes away (the shared one).
+typealias TemporaryDirectory = ScratchDirectory
 
 /// SQLite's primary result codes the tests expect (sqlite3.h).
 enum PrimaryCode {
