@@ -137,7 +137,8 @@ func editBenchmark() throws {
             best[2] = min(best[2], try clock.measure {
                 for _ in 0..<iterations {
                     let fid = nextFid()
-                    try journal.record(command: "annolink set edit.gpkg parcel_lines \(fid) Name=journal", summary: "set Name of parcel_lines fid \(fid)") { _ in
+                    try journal.record(command: "annolink set edit.gpkg parcel_lines \(fid) Name=journal",
+                                       summary: "set Name of parcel_lines fid \(fid)") { _ in
                         try c.run("UPDATE parcel_lines SET Name = ?1 WHERE fid = ?2", [.text("journal"), .integer(fid)])
                     }
                 }
@@ -166,7 +167,8 @@ func editBenchmark() throws {
             unsynced[1] = min(unsynced[1], try clock.measure {
                 for _ in 0..<iterations {
                     let fid = nextFid()
-                    try journal.record(command: "annolink set edit.gpkg parcel_lines \(fid) Name=journal", summary: "set Name of parcel_lines fid \(fid)") { _ in
+                    try journal.record(command: "annolink set edit.gpkg parcel_lines \(fid) Name=journal",
+                                       summary: "set Name of parcel_lines fid \(fid)") { _ in
                         try c.run("UPDATE parcel_lines SET Name = ?1 WHERE fid = ?2", [.text("journal"), .integer(fid)])
                     }
                 }

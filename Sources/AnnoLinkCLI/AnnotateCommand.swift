@@ -131,7 +131,8 @@ struct AnnotateCommand: ParsableCommand {
                 Output.line(try Output.json(summary))
                 return .success
             }
-            Output.line("regenerated the annotation of \(summary.features) features: \(summary.created) created, \(summary.updated) updated, \(summary.reclassified) moved to another class, \(summary.deleted) removed (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
+            Output.line("regenerated the annotation of \(summary.features) features: \(summary.created) created, \(summary.updated) updated, " +
+                "\(summary.reclassified) moved to another class, \(summary.deleted) removed (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
             return .success
         }
 
@@ -160,7 +161,9 @@ struct AnnotateCommand: ParsableCommand {
                 referenceScale: scale, placement: placement, placementOffset: offset ?? (placement == .point ? 3.35 : 1.5),
                 autoCreate: autoCreate, updateOnShapeChange: updateOnShapeChange)
             try package.saveAnnotationClass(definition)
-            let compiled = try engine.classes(labelling: originTable.name).first { $0.definition.annotationTable == annotationTable.name && $0.definition.classID == id }!
+            let compiled = try engine.classes(labelling: originTable.name).first {
+                $0.definition.annotationTable == annotationTable.name && $0.definition.classID == id
+            }!
             let progress = Progress("features")
             let generate = { try engine.generate(compiled, progress: progress.update) }
             let summary = isNewTable ? try generate() : try package.withSpatialIndexSuspended(table: annotationTable.name, generate)
@@ -174,7 +177,8 @@ struct AnnotateCommand: ParsableCommand {
             Output.line(try Output.json(summary))
             return .success
         }
-        Output.line("annotated \(summary.features) features of \(originTable.name) into \(into): \(summary.created) annotation rows (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
+        Output.line("annotated \(summary.features) features of \(originTable.name) into \(into): " +
+            "\(summary.created) annotation rows (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
         if summary.unplaceable > 0 {
             Output.line("  \(summary.unplaceable) features have no geometry and got no annotation")
         }

@@ -62,7 +62,8 @@ struct CheckCommand: ParsableCommand {
         scale (default 1; at 1:1200 in US feet 1 pt = 1.39 ft)
         """)
     static let angleTolerance = ArgumentDeclaration.option("--angle-tolerance", value: "DEG", help: "angle difference allowed, in degrees (default 1)")
-    static let footprintTolerance = ArgumentDeclaration.option("--footprint-tolerance", value: "PT", help: "footprint corner distance allowed, in points (default 1)")
+    static let footprintTolerance = ArgumentDeclaration.option("--footprint-tolerance", value: "PT",
+        help: "footprint corner distance allowed, in points (default 1)")
     static let arguments = [SetCommand.file, table, json, all, fix, positionTolerance, angleTolerance, footprintTolerance]
 
     /// Problems listed without `--all`.
@@ -121,13 +122,15 @@ struct CheckCommand: ParsableCommand {
             return
         }
         let tables = summary.annotationTables.count, classes = summary.classes
-        let scope = "\(summary.annotationRows) annotation rows in \(tables) table\(tables == 1 ? "" : "s"), \(classes) class\(classes == 1 ? "" : "es"), \(summary.originFeatures) origin features, \(summary.indexEntries) spatial index entries"
+        let scope = "\(summary.annotationRows) annotation rows in \(tables) table\(tables == 1 ? "" : "s"), " +
+            "\(classes) class\(classes == 1 ? "" : "es"), \(summary.originFeatures) origin features, \(summary.indexEntries) spatial index entries"
         guard summary.problemCount > 0 else {
             Output.line("\(path): no problems (\(scope))")
             return
         }
         let problemTables = summary.countsByTable.keys.sorted()
-        Output.line("\(path): \(summary.problemCount) problem\(summary.problemCount == 1 ? "" : "s") in \(problemTables.count) table\(problemTables.count == 1 ? "" : "s") (\(scope))")
+        Output.line("\(path): \(summary.problemCount) problem\(summary.problemCount == 1 ? "" : "s") in " +
+            "\(problemTables.count) table\(problemTables.count == 1 ? "" : "s") (\(scope))")
         Output.line()
         let codes = summary.counts.keys.sorted()
         let width = max(5, problemTables.map(\.count).max() ?? 0)
@@ -147,7 +150,8 @@ struct CheckCommand: ParsableCommand {
         Output.line()
         let repaired = repair.repaired.values.reduce(0, +)
         if repaired > 0 {
-            var line = "repaired \(repaired) problem\(repaired == 1 ? "" : "s"): \(repair.updated) annotation rows updated, \(repair.deleted) deleted, \(repair.created) created"
+            var line = "repaired \(repaired) problem\(repaired == 1 ? "" : "s"): " +
+                "\(repair.updated) annotation rows updated, \(repair.deleted) deleted, \(repair.created) created"
             if !repair.rebuiltIndexes.isEmpty { line += "; spatial index of \(repair.rebuiltIndexes.joined(separator: ", ")) rebuilt" }
             if let entry = repair.journalEntry { line += " (journal entry \(entry); 'annolink undo' reverts it)" }
             Output.line(line)

@@ -40,7 +40,9 @@ struct SampleCommand: ParsableCommand {
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
-        parcels = try arguments.option(Self.parcels, as: "a whole number from 1 to 50,000,000") { Int($0).flatMap { (1...50_000_000).contains($0) ? $0 : nil } } ?? 1000
+        parcels = try arguments.option(Self.parcels, as: "a whole number from 1 to 50,000,000") {
+            Int($0).flatMap { (1...50_000_000).contains($0) ? $0 : nil }
+        } ?? 1000
         seed = try arguments.option(Self.seed, as: "an unsigned integer") { UInt64($0) } ?? 1
         destination = try arguments.positional(Self.destination)
     }
@@ -59,7 +61,8 @@ struct SampleCommand: ParsableCommand {
             Output.line(try Output.json(summary))
             return .success
         }
-        Output.line("wrote \(destination): \(summary.addressPoints) address points, \(summary.parcelLines) parcel lines, \(summary.annotationRows) annotation rows in 2 classes (EPSG:2924) in \(String(format: "%.1f", seconds)) s")
+        Output.line("wrote \(destination): \(summary.addressPoints) address points, \(summary.parcelLines) parcel lines, " +
+            "\(summary.annotationRows) annotation rows in 2 classes (EPSG:2924) in \(String(format: "%.1f", seconds)) s")
         return .success
     }
 }

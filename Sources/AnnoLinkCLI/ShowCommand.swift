@@ -58,7 +58,8 @@ struct ShowCommand: ParsableCommand {
         for annotation in report.annotation {
             let row = annotation.row
             let anchor = row.anchor.map { String(format: "%.2f, %.2f", $0.x, $0.y) } ?? "none"
-            Output.line("  annotation \(annotation.annotationTable) fid \(row.fid ?? 0) class \(row.classID): '\(row.text)' at \(anchor), angle \(String(format: "%.3f", row.angle))°\(row.override.rawValue != 0 ? ", override \(row.override.rawValue)" : "")")
+            Output.line("  annotation \(annotation.annotationTable) fid \(row.fid ?? 0) class \(row.classID): '\(row.text)' at \(anchor), " +
+                "angle \(String(format: "%.3f", row.angle))°\(row.override.rawValue != 0 ? ", override \(row.override.rawValue)" : "")")
         }
         if report.annotation.isEmpty { Output.line("  no linked annotation") }
         return .success

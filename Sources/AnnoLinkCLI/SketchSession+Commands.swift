@@ -18,35 +18,49 @@ extension SketchSession {
     static let commands: [LineCommand] = [
         LineCommand(name: "view", usage: "view [X,Y] [SCALE]", summary: "show the view, or centre it on X,Y (map units) at 1:SCALE", run: { try $0.view($1) }),
         LineCommand(name: "scale", usage: "scale SCALE", summary: "zoom to 1:SCALE, keeping the centre", run: { try $0.setScale($1) }),
-        LineCommand(name: "rotation", usage: "rotation DEGREES", summary: "turn the map DEGREES counter-clockwise on the screen", run: { try $0.setRotation($1) }),
+        LineCommand(name: "rotation", usage: "rotation DEGREES", summary: "turn the map DEGREES counter-clockwise on the screen",
+            run: { try $0.setRotation($1) }),
         LineCommand(name: "pan", usage: "pan DX,DY", summary: "move the reticle DX points right and DY points down over the map", run: { try $0.pan($1) }),
-        LineCommand(name: "new", usage: "new TABLE [point|multipoint|polyline|polygon]", summary: "start a new geometry for TABLE (the type for GEOMETRY tables)", run: { try $0.new($1) }),
+        LineCommand(name: "new", usage: "new TABLE [point|multipoint|polyline|polygon]",
+            summary: "start a new geometry for TABLE (the type for GEOMETRY tables)", run: { try $0.new($1) }),
         LineCommand(name: "edit", usage: "edit TABLE FID", summary: "start editing a feature; the view centres on it", run: { try $0.edit($1) }),
-        LineCommand(name: "tap", usage: "tap SX,SY", summary: "tap the screen at SX,SY points: edit the feature there, or select the vertex there and centre on it", run: { try $0.tap($1) }),
-        LineCommand(name: "button", aliases: ["press"], usage: "button", summary: "the sample's button: Insert point, Pick up point or Drop point", run: { try $0.button($1) }),
-        LineCommand(name: "place", usage: "place", summary: "placeElementAtReticle: drop what is picked up, or insert a vertex at the reticle", run: { try $0.place($1) }),
-        LineCommand(name: "select", usage: "select", summary: "selectElementAtReticle: select the vertex or mid-vertex under the reticle", run: { try $0.selectAtReticle($1) }),
-        LineCommand(name: "pickup", aliases: ["pick-up"], usage: "pickup", summary: "pickUpSelectedElement: pick up the selected vertex or mid-vertex", run: { try $0.pickUp($1) }),
+        LineCommand(name: "tap", usage: "tap SX,SY",
+            summary: "tap the screen at SX,SY points: edit the feature there, or select the vertex there and centre on it", run: { try $0.tap($1) }),
+        LineCommand(name: "button", aliases: ["press"], usage: "button", summary: "the sample's button: Insert point, Pick up point or Drop point",
+            run: { try $0.button($1) }),
+        LineCommand(name: "place", usage: "place", summary: "placeElementAtReticle: drop what is picked up, or insert a vertex at the reticle",
+            run: { try $0.place($1) }),
+        LineCommand(name: "select", usage: "select", summary: "selectElementAtReticle: select the vertex or mid-vertex under the reticle",
+            run: { try $0.selectAtReticle($1) }),
+        LineCommand(name: "pickup", aliases: ["pick-up"], usage: "pickup", summary: "pickUpSelectedElement: pick up the selected vertex or mid-vertex",
+            run: { try $0.pickUp($1) }),
         LineCommand(name: "cancel", usage: "cancel", summary: "put a picked-up element back (cancelCurrentAction)", run: { try $0.cancel($1) }),
         LineCommand(name: "undo", usage: "undo", summary: "put back a picked-up element, or else undo the last edit", run: { try $0.undo($1) }),
         LineCommand(name: "redo", usage: "redo", summary: "redo the last undone edit", run: { try $0.redo($1) }),
         LineCommand(name: "delete", usage: "delete", summary: "delete the selected element", run: { try $0.delete($1) }),
         LineCommand(name: "clear", usage: "clear", summary: "empty the sketch (keeps its type)", run: { try $0.clear($1) }),
         LineCommand(name: "select-vertex", usage: "select-vertex PART VERTEX", summary: "select a vertex by index", run: { try $0.selectVertex($1) }),
-        LineCommand(name: "select-mid-vertex", usage: "select-mid-vertex PART SEGMENT", summary: "select a mid-vertex by segment index", run: { try $0.selectMidVertex($1) }),
+        LineCommand(name: "select-mid-vertex", usage: "select-mid-vertex PART SEGMENT", summary: "select a mid-vertex by segment index",
+            run: { try $0.selectMidVertex($1) }),
         LineCommand(name: "select-part", usage: "select-part PART", summary: "select a part (the geometry when it has one)", run: { try $0.selectPart($1) }),
         LineCommand(name: "select-geometry", usage: "select-geometry", summary: "select the whole geometry", run: { try $0.selectGeometry($1) }),
         LineCommand(name: "deselect", usage: "deselect", summary: "clear the selection", run: { try $0.deselect($1) }),
         LineCommand(name: "move-selection", usage: "move-selection DX,DY", summary: "move the selection by DX,DY map units", run: { try $0.moveSelection($1) }),
-        LineCommand(name: "rotate-selection", usage: "rotate-selection DEGREES", summary: "turn the selection counter-clockwise about its centre", run: { try $0.rotateSelection($1) }),
-        LineCommand(name: "scale-selection", usage: "scale-selection FX[,FY]", summary: "scale the selection about its centre", run: { try $0.scaleSelection($1) }),
-        LineCommand(name: "freehand", usage: "freehand SX,SY SX,SY ...", summary: "draw a freehand stroke through screen points: a new part", run: { try $0.freehand($1) }),
-        LineCommand(name: "shape", usage: "shape arrow|ellipse|rectangle|triangle SX,SY SX,SY [uniform]", summary: "drag a shape from one screen point to another", run: { try $0.shape($1) }),
-        LineCommand(name: "vertex-creation", usage: "vertex-creation on|off", summary: "the sample's 'Allow vertex creation' switch", run: { try $0.vertexCreation($1) }),
+        LineCommand(name: "rotate-selection", usage: "rotate-selection DEGREES", summary: "turn the selection counter-clockwise about its centre",
+            run: { try $0.rotateSelection($1) }),
+        LineCommand(name: "scale-selection", usage: "scale-selection FX[,FY]", summary: "scale the selection about its centre",
+            run: { try $0.scaleSelection($1) }),
+        LineCommand(name: "freehand", usage: "freehand SX,SY SX,SY ...", summary: "draw a freehand stroke through screen points: a new part",
+            run: { try $0.freehand($1) }),
+        LineCommand(name: "shape", usage: "shape arrow|ellipse|rectangle|triangle SX,SY SX,SY [uniform]",
+            summary: "drag a shape from one screen point to another", run: { try $0.shape($1) }),
+        LineCommand(name: "vertex-creation", usage: "vertex-creation on|off", summary: "the sample's 'Allow vertex creation' switch",
+            run: { try $0.vertexCreation($1) }),
         LineCommand(name: "status", usage: "status", summary: "show the status line (it follows every command anyway)", run: { try $0.none($1) }),
         LineCommand(name: "show", usage: "show", summary: "list the sketch's vertices and its WKT", run: { try $0.show($1) }),
         LineCommand(name: "draw", usage: "draw", summary: "draw the view around the reticle in characters", run: { try $0.draw($1) }),
-        LineCommand(name: "save", usage: "save [FIELD=VALUE...]", summary: "write the sketch through the edit service (a new feature takes the fields)", run: { try $0.save($1) }),
+        LineCommand(name: "save", usage: "save [FIELD=VALUE...]", summary: "write the sketch through the edit service (a new feature takes the fields)",
+            run: { try $0.save($1) }),
         LineCommand(name: "discard", aliases: ["stop"], usage: "discard", summary: "stop editing without saving", run: { try $0.discard($1) }),
         LineCommand(name: "help", usage: "help", summary: "list the commands", run: { _, _ in helpLines }),
         LineCommand(name: "quit", aliases: ["exit"], usage: "quit", summary: "end the session (an unsaved sketch is discarded)", run: { try $0.quit($1) }),
@@ -80,7 +94,9 @@ extension SketchSession {
 
     private func scale(_ text: String) throws -> Double {
         let digits = text.hasPrefix("1:") ? String(text.dropFirst(2)) : text
-        guard let value = decimalNumber(digits), value.isFinite, value > 0 else { throw CommandError.usage("the scale must be a positive number (1:SCALE), not '\(text)'") }
+        guard let value = decimalNumber(digits), value.isFinite, value > 0 else {
+            throw CommandError.usage("the scale must be a positive number (1:SCALE), not '\(text)'")
+        }
         return value
     }
 
@@ -156,7 +172,8 @@ extension SketchSession {
         let type = feature.geometry.map { SketchGeometryType($0.kind) } ?? table.geometryKind.map(SketchGeometryType.init) ?? .polygon
         try startEditing(Target(table: table, fid: feature.fid), geometry: feature.geometry, type: type)
         let count = editor.sketch?.vertexCount ?? 0
-        return ["editing \(table.name) fid \(feature.fid): \(type.rawValue) of \(count) \(count == 1 ? "vertex" : "vertices"); view centred at \(Self.format(viewport.reticleLocation, digits: 3))"]
+        return ["editing \(table.name) fid \(feature.fid): \(type.rawValue) of \(count) \(count == 1 ? "vertex" : "vertices"); " +
+            "view centred at \(Self.format(viewport.reticleLocation, digits: 3))"]
     }
 
     func tap(_ words: [String]) throws -> [String] {
@@ -175,7 +192,8 @@ extension SketchSession {
     private func tapElement(_ point: ScreenPoint) throws -> [String] {
         let elements = try editor.identify(at: point, tolerance: Self.tapTolerance)
         guard let element = elements.first(where: { $0.isVertex || ($0.isMidVertex && allowsVertexCreation) }), let location = element.point else {
-            throw CommandError("no vertex\(allowsVertexCreation ? " or mid-vertex" : "") within \(Int(Self.tapTolerance)) points of the tap", status: .dataError)
+            throw CommandError("no vertex\(allowsVertexCreation ? " or mid-vertex" : "") within \(Int(Self.tapTolerance)) points of the tap",
+                status: .dataError)
         }
         editor.viewport?.viewpoint.center = location
         switch element.kind {
@@ -197,7 +215,8 @@ extension SketchSession {
             var condition: String?
             var bindings: [SQLValue] = []
             if table.hasSpatialIndex {
-                condition = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)"
+                condition = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) " +
+                    "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)"
                 bindings = [.real(location.x - radius), .real(location.x + radius), .real(location.y - radius), .real(location.y + radius)]
             }
             try package.forEachFeature(table, where: condition, bindings: bindings) { feature in
@@ -390,7 +409,9 @@ extension SketchSession {
     func scaleSelection(_ words: [String]) throws -> [String] {
         try expect(words, count: 1...1, "scale-selection FX[,FY]")
         _ = try editing()
-        let factors = words[0].contains(",") ? try EditOutput.coordinate(words[0], option: "scale-selection") : Point(x: try number(words[0], "the factor"), y: try number(words[0], "the factor"))
+        let factors = words[0].contains(",")
+            ? try EditOutput.coordinate(words[0], option: "scale-selection")
+            : Point(x: try number(words[0], "the factor"), y: try number(words[0], "the factor"))
         try editor.scaleSelectedElement(scaleX: factors.x, scaleY: factors.y)
         return ["scaled \(editor.selectedElement?.description ?? "")"]
     }
@@ -422,7 +443,9 @@ extension SketchSession {
         }
         let tool = ShapeTool(kind: kind)
         if words.count == 4 {
-            guard words[3] == "uniform" || words[3] == "stretch" else { throw CommandError.usage("the scale mode must be uniform or stretch, not '\(words[3])'") }
+            guard words[3] == "uniform" || words[3] == "stretch" else {
+                throw CommandError.usage("the scale mode must be uniform or stretch, not '\(words[3])'")
+            }
             tool.configuration.scaleMode = words[3] == "uniform" ? .uniform : .stretch
         }
         tool.configuration.allowPartCreation = true
@@ -448,7 +471,8 @@ extension SketchSession {
     func show(_ words: [String]) throws -> [String] {
         try expect(words, count: 0...0, "show")
         let (sketch, target) = try editing()
-        var lines = ["\(sketch.type.rawValue) for \(target.table.name)\(target.fid.map { " fid \($0)" } ?? " (new)"): \(sketch.parts.count) part\(sketch.parts.count == 1 ? "" : "s")"]
+        var lines = ["\(sketch.type.rawValue) for \(target.table.name)\(target.fid.map { " fid \($0)" } ?? " (new)"): " +
+            "\(sketch.parts.count) part\(sketch.parts.count == 1 ? "" : "s")"]
         for (p, points) in sketch.parts.enumerated() {
             lines.append("  part \(p): " + points.enumerated().map { "\($0.offset) (\(Self.format($0.element)))" }.joined(separator: " "))
         }

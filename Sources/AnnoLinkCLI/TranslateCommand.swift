@@ -63,7 +63,9 @@ struct TranslateCommand: ParsableCommand {
         switch (fidsText, bboxText, whereText) {
         case (let fids?, nil, nil):
             let parsed = fids.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else { throw CommandError.usage("--fids expects whole numbers separated by commas, not '\(fids)'") }
+            guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
+                throw CommandError.usage("--fids expects whole numbers separated by commas, not '\(fids)'")
+            }
             selection = .fids(parsed.map { $0! })
         case (nil, let box?, nil):
             let numbers = box.split(separator: ",").map { decimalNumber($0.trimmingCharacters(in: .whitespaces)) }
@@ -91,7 +93,8 @@ struct TranslateCommand: ParsableCommand {
         if json {
             Output.line(try Output.json(result))
         } else if dryRun {
-            Output.line("would move \(result.features) features of \(result.table) and \(result.annotationRows) annotation rows by \(result.dx), \(result.dy) (dry run: nothing written)")
+            Output.line("would move \(result.features) features of \(result.table) and \(result.annotationRows) annotation rows " +
+                "by \(result.dx), \(result.dy) (dry run: nothing written)")
         } else if result.features == 0 {
             Output.line("no feature of \(result.table) is selected; nothing moved")
         } else {

@@ -27,7 +27,8 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidValue(let table, let field, let value, let reason): "invalid value '\(value)' for \(table).\(field): \(reason)"
         case .notAPointTable(let table, let type): "move changes point features, but \(table) holds \(type) geometries (use move-vertex or translate)"
         case .notSingleSegment(let table, let fid, let parts, let points):
-            "\(table) fid \(fid) is not a single-segment line: it has \(parts) part\(parts == 1 ? "" : "s") and \(points) point\(points == 1 ? "" : "s") (move-vertex moves an end of a line of one part and two points)"
+            "\(table) fid \(fid) is not a single-segment line: it has \(parts) part\(parts == 1 ? "" : "s") and \(points) point\(points == 1 ? "" : "s") " +
+                "(move-vertex moves an end of a line of one part and two points)"
         case .notALineTable(let table, let type): "move-vertex changes line features, but \(table) holds \(type) geometries"
         case .nonFiniteCoordinate(let text): "coordinates must be finite numbers, not \(text)"
         case .coordinateOutOfRange(let table, let value, let limit, let unit):

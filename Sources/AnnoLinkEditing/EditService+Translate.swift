@@ -54,7 +54,8 @@ extension EditService {
     /// - Throws: `StoreError.unknownTable`, `.unknownFeature` (a fid in `.fids` that does not
     ///   exist), `EditError.invalidSelection` for a where clause that is not one read-only
     ///   condition, `EditError.nonFiniteCoordinate`.
-    public func translate(table name: String, selection: Selection, dx: Double, dy: Double, dryRun: Bool, command: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> TranslateResult {
+    public func translate(table name: String, selection: Selection, dx: Double, dy: Double, dryRun: Bool, command: String,
+                          progress: (Int, Int) -> Void = { _, _ in }) throws -> TranslateResult {
         guard dx.isFinite, dy.isFinite else { throw EditError.nonFiniteCoordinate("\(dx), \(dy)") }
         // A move by nothing would only add a journal entry that undoes nothing.
         guard dx != 0 || dy != 0 else { throw EditError.emptySelection("a translation by 0, 0 moves nothing") }
@@ -70,7 +71,8 @@ extension EditService {
         result.features = Int(try connection.scalarInt("SELECT count(*) FROM temp.annolink_selection") ?? 0)
         let annotationTables = Dictionary(grouping: classes) { $0.definition.annotationTable }
         func annotationCondition(_ tableClasses: [CompiledClass]) -> String {
-            "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN (\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))"
+            "FeatureID IN (SELECT fid FROM temp.annolink_selection) AND AnnotationClassID IN " +
+                "(\(tableClasses.map { String($0.definition.classID) }.joined(separator: ", ")))"
         }
         if dryRun {
             for (annotationTable, tableClasses) in annotationTables {

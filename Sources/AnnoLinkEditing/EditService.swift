@@ -67,7 +67,9 @@ public final class EditService {
         var parsed: [String: SQLValue] = [:]
         for (field, text) in values {
             guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
-            if column.isPrimaryKey { throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is the feature id, which the table chooses") }
+            if column.isPrimaryKey {
+                throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is the feature id, which the table chooses")
+            }
             // Two values for one field: which one the user meant cannot be guessed.
             guard parsed[column.name] == nil else {
                 throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is given more than once")
@@ -225,7 +227,8 @@ public final class EditService {
 
     /// Adds a feature with `geometry` (in `crs`, nil: the table's) and fields typed as text,
     /// and creates its annotation where the classes say AutoCreate.
-    public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)], command: String) throws -> EditResult {
+    public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)],
+                           command: String) throws -> EditResult {
         let table = try package.featureTable(name)
         let parsed = try parse(values, for: table)
         var shape = geometry

@@ -179,8 +179,10 @@ struct ConsistencyCheckerTests {
         let engine = try GeometryEngine()
         let p = Point(x: 1, y: 2), q = Point(x: 3, y: 4)
         #expect(try ConsistencyChecker.invalidityReason(.lineString(LineString([p, p, q])), engine: engine) == nil)
-        #expect(try ConsistencyChecker.invalidityReason(.lineString(LineString([p, p])), engine: engine) == "invalid geometry: Too few points in geometry component[1 2]")
-        #expect(try ConsistencyChecker.invalidityReason(.point(Point(x: .infinity, y: 2)), engine: engine)?.hasPrefix("vertex 0 of part 0 has a non-finite coordinate") == true)
+        #expect(try ConsistencyChecker.invalidityReason(.lineString(LineString([p, p])), engine: engine)
+            == "invalid geometry: Too few points in geometry component[1 2]")
+        #expect(try ConsistencyChecker.invalidityReason(.point(Point(x: .infinity, y: 2)),
+            engine: engine)?.hasPrefix("vertex 0 of part 0 has a non-finite coordinate") == true)
         #expect(try ConsistencyChecker.invalidityReason(.multiLineString(MultiLineString([LineString([p, q]), LineString([q, q])])), engine: engine) != nil)
     }
 

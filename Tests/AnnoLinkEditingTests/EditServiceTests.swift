@@ -38,7 +38,8 @@ struct EditServiceTests {
         #expect(before.text == "20000 ELMWOOD")
         let othersBefore = try s.package.connection.rows("SELECT * FROM address_points_anno WHERE FeatureID != 1 ORDER BY fid")
 
-        let result = try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "45999"), ("st_str_nam", "NEW MARKET")], command: "test set")
+        let result = try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "45999"), ("st_str_nam", "NEW MARKET")],
+            command: "test set")
 
         #expect(result.kind == .set)
         #expect(result.fields.map(\.name) == ["AD_ADDRESS", "ST_STR_NAM"])
@@ -111,7 +112,8 @@ struct EditServiceTests {
         let long = try s.expectUnchanged(by: {
             _ = try s.service.setFields(table: "address_points", fid: 1, values: [("ST_STR_TYP", tooLong)], command: "test")
         }, throws: EditError.self)
-        #expect(long == .invalidValue(table: "address_points", field: "ST_STR_TYP", value: tooLong, reason: "TEXT(10) holds at most 10 characters, this has 11"))
+        #expect(long == .invalidValue(table: "address_points", field: "ST_STR_TYP", value: tooLong,
+            reason: "TEXT(10) holds at most 10 characters, this has 11"))
         let null = try s.expectUnchanged(by: {
             _ = try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "NULL")], command: "test")
         }, throws: EditError.self)
@@ -280,7 +282,8 @@ struct EditServiceTests {
             _ = try s.service.moveVertex(table: "parcel_lines", fid: 3, to: line.points[1], crs: nil, vertex: .last, command: "test")
         }, throws: EditError.self)
         #expect(error == .notSingleSegment(table: "parcel_lines", fid: 3, parts: 1, points: 3))
-        #expect(error?.description == "parcel_lines fid 3 is not a single-segment line: it has 1 part and 3 points (move-vertex moves an end of a line of one part and two points)")
+        #expect(error?.description == "parcel_lines fid 3 is not a single-segment line: it has 1 part and 3 points " +
+            "(move-vertex moves an end of a line of one part and two points)")
     }
 
     @Test("move-vertex refuses a multi-part line with its parts and points, and takes a one-part multi-line")
@@ -289,13 +292,16 @@ struct EditServiceTests {
             let table = try package.createFeatureTable(FeatureTableDefinition(
                 name: "mains", geometryTypeName: "MULTILINESTRING", srsID: SampleGenerator.srsID, columns: [Column(name: "Name", type: "TEXT")]))
             let p = { (x: Double, y: Double) in Point(x: 11_880_000 + x, y: 7_020_000 + y) }
-            try package.insertFeature(table, geometry: .multiLineString(MultiLineString([LineString([p(0, 0), p(10, 0)]), LineString([p(20, 0), p(30, 0)])])), attributes: ["Name": "two parts"])
+            try package.insertFeature(
+                table, geometry: .multiLineString(MultiLineString([LineString([p(0, 0), p(10, 0)]), LineString([p(20, 0), p(30, 0)])])),
+                attributes: ["Name": "two parts"])
             try package.insertFeature(table, geometry: .multiLineString(MultiLineString([LineString([p(0, 50), p(10, 50)])])), attributes: ["Name": "one part"])
         }
         let error = try s.expectUnchanged(by: {
             _ = try s.service.moveVertex(table: "mains", fid: 1, to: Point(x: 11_880_000, y: 7_020_005), crs: nil, vertex: .last, command: "test")
         }, throws: EditError.self)
-        #expect(error?.description == "mains fid 1 is not a single-segment line: it has 2 parts and 4 points (move-vertex moves an end of a line of one part and two points)")
+        #expect(error?.description == "mains fid 1 is not a single-segment line: it has 2 parts and 4 points " +
+            "(move-vertex moves an end of a line of one part and two points)")
         let target = Point(x: 11_880_012, y: 7_020_055)
         let result = try s.service.moveVertex(table: "mains", fid: 2, to: target, crs: nil, vertex: .last, command: "test")
         #expect(result.newGeometry == .multiLineString(MultiLineString([LineString([Point(x: 11_880_000, y: 7_020_050), target])])))
@@ -318,7 +324,8 @@ struct EditServiceTests {
         try s.refuseWrites(to: "parcel_lines_anno", on: "UPDATE")
         let line = try s.line(1)
         try s.expectUnchanged(by: {
-            _ = try s.service.moveVertex(table: "parcel_lines", fid: 1, to: Point(x: line.points[1].x + 3, y: line.points[1].y), crs: nil, vertex: .last, command: "test")
+            _ = try s.service.moveVertex(table: "parcel_lines", fid: 1, to: Point(x: line.points[1].x + 3, y: line.points[1].y), crs: nil,
+                vertex: .last, command: "test")
         }, throws: SQLiteError.self)
     }
 
@@ -353,7 +360,8 @@ struct EditServiceTests {
             _ = try s.service.replaceGeometry(table: "parcel_lines", fid: 1, geometry: .point(Point(x: 11_880_000, y: 7_020_000)), command: "test")
         }, throws: StoreError.self) == .wrongGeometryKind(table: "parcel_lines", expected: "LINESTRING", got: "POINT"))
         try s.expectUnchanged(by: {
-            _ = try s.service.replaceGeometry(table: "parcel_lines", fid: 1, geometry: .lineString(LineString([Point(x: 11_880_000, y: .infinity), Point(x: 1, y: 1)])), command: "test")
+            _ = try s.service.replaceGeometry(table: "parcel_lines", fid: 1,
+                geometry: .lineString(LineString([Point(x: 11_880_000, y: .infinity), Point(x: 1, y: 1)])), command: "test")
         }, throws: GeometryValidationError.self)
         try s.expectUnchanged(by: {
             _ = try s.service.replaceGeometry(table: "parcel_lines", fid: 1, geometry: .lineString(LineString([])), command: "test")
@@ -366,7 +374,8 @@ struct EditServiceTests {
         try s.refuseWrites(to: "parcel_lines_anno", on: "UPDATE")
         let line = try s.line(1)
         try s.expectUnchanged(by: {
-            _ = try s.service.replaceGeometry(table: "parcel_lines", fid: 1, geometry: .lineString(LineString([line.points[0], Point(x: line.points[0].x, y: line.points[0].y + 9)])), command: "test")
+            _ = try s.service.replaceGeometry(table: "parcel_lines", fid: 1,
+                geometry: .lineString(LineString([line.points[0], Point(x: line.points[0].x, y: line.points[0].y + 9)])), command: "test")
         }, throws: SQLiteError.self)
     }
 
@@ -496,7 +505,8 @@ struct EditServiceTests {
             #expect(try s.point(fid) == points[Int(fid) - 1].translated(dx: dx, dy: dy), "fid \(fid)")
             #expect(close(try s.annotation("address_points_anno", feature: fid).anchor, anchors[fid]?.translated(dx: dx, dy: dy)), "fid \(fid)")
         }
-        #expect(try s.package.connection.rows("SELECT minx, maxx, miny, maxy FROM rtree_address_points_geom WHERE id = 2") == [rtreeBox(points[1].translated(dx: 100, dy: -50))])
+        #expect(try s.package.connection.rows("SELECT minx, maxx, miny, maxy FROM rtree_address_points_geom WHERE id = 2")
+            == [rtreeBox(points[1].translated(dx: 100, dy: -50))])
     }
 
     @Test("translate by bounding box takes the features whose envelope lies inside it")
@@ -565,7 +575,8 @@ struct EditServiceTests {
         }, throws: EditError.self)
         #expect(bad?.description == "invalid selection: the where clause does not compile: no such column: NO_SUCH_COLUMN")
         try s.expectUnchanged(by: {
-            _ = try s.service.translate(table: "address_points", selection: .condition("1); DELETE FROM address_points; SELECT (1"), dx: 1, dy: 1, dryRun: false, command: "test")
+            _ = try s.service.translate(table: "address_points", selection: .condition("1); DELETE FROM address_points; SELECT (1"), dx: 1, dy: 1,
+                dryRun: false, command: "test")
         }, throws: EditError.self)
         #expect(try s.expectUnchanged(by: {
             _ = try s.service.translate(table: "address_points", selection: .fids([1]), dx: .infinity, dy: 1, dryRun: false, command: "test")

@@ -21,7 +21,8 @@ func esriVarint(_ value: Int64) -> [UInt8] {
 }
 
 /// Builds a blob in the documented layout from absolute grid vertices (separators included).
-func esriBlob(kind: Int64, typeFlags: Int64, multipart: Bool = false, envelope: [Int64]? = nil, partCounts: [Int64] = [], vertices: [(Int64, Int64)], flags: [UInt8] = [1, 0, 0, 0]) -> [UInt8] {
+func esriBlob(kind: Int64, typeFlags: Int64, multipart: Bool = false, envelope: [Int64]? = nil, partCounts: [Int64] = [], vertices: [(Int64, Int64)],
+              flags: [UInt8] = [1, 0, 0, 0]) -> [UInt8] {
     var coordinates: [UInt8] = []
     var previous: (Int64, Int64) = (0, 0)
     for v in vertices {
@@ -124,7 +125,8 @@ struct EsriShapeBlobTests {
         let decoded = try EsriShapeBlob(subdivision)
         let e = try #require(decoded.gridEnvelope)
         let vertices = decoded.parts[0].map { ($0.x, $0.y) } + [(-1, 0)] + decoded.parts[1].map { ($0.x, $0.y) }
-        let rebuilt = esriBlob(kind: 24, typeFlags: 8, multipart: true, envelope: [e.minX, e.minY, e.maxX, e.maxY], partCounts: [Int64(decoded.parts[0].count + 1)], vertices: vertices, flags: [1, 0x10, 0, 4])
+        let rebuilt = esriBlob(kind: 24, typeFlags: 8, multipart: true, envelope: [e.minX, e.minY, e.maxX, e.maxY],
+            partCounts: [Int64(decoded.parts[0].count + 1)], vertices: vertices, flags: [1, 0x10, 0, 4])
         #expect(rebuilt == subdivision)
     }
 

@@ -47,7 +47,8 @@ extension Fixtures {
 
     static func annotationRows() throws -> [AnnotationRow] {
         try rows("annotation_rows.tsv").map {
-            AnnotationRow(table: $0[0], objectID: Int($0[1])!, textString: $0[2], angle: Double($0[3])!, wordSpacing: Double($0[4])!, shape: hex($0[5]), element: hex($0[6]))
+            AnnotationRow(table: $0[0], objectID: Int($0[1])!, textString: $0[2], angle: Double($0[3])!, wordSpacing: Double($0[4])!,
+                          shape: hex($0[5]), element: hex($0[6]))
         }
     }
 

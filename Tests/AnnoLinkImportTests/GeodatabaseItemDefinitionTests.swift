@@ -142,7 +142,8 @@ struct GeodatabaseItemDefinitionTests {
         let badJSON = xml.replacingOccurrences(of: "[{&quot;type&quot;:&quot;CIMLabelClass&quot;", with: "[{&quot;type&quot;:")
         #expect(badJSON != xml)
         #expect(throws: GeodatabaseDefinitionError.self) { try GeodatabaseItemDefinition(xml: badJSON) }
-        let badAlignment = xml.replacingOccurrences(of: "&quot;horizontalAlignment&quot;:&quot;Center&quot;", with: "&quot;horizontalAlignment&quot;:&quot;Sideways&quot;")
+        let badAlignment = xml.replacingOccurrences(
+            of: "&quot;horizontalAlignment&quot;:&quot;Center&quot;", with: "&quot;horizontalAlignment&quot;:&quot;Sideways&quot;")
         #expect(throws: GeodatabaseDefinitionError.self) { try GeodatabaseItemDefinition(xml: badAlignment) }
         let badType = xml.replacingOccurrences(of: "esriFieldTypeBlob", with: "esriFieldTypeHologram")
         #expect(throws: GeodatabaseDefinitionError.unknownFieldType("esriFieldTypeHologram")) { try GeodatabaseItemDefinition(xml: badType) }
@@ -151,7 +152,9 @@ struct GeodatabaseItemDefinitionTests {
     @Test("a where clause in a label class is kept")
     func whereClause() throws {
         let xml = try Fixtures.text("ParcelLinesAnno_1.xml")
-            .replacingOccurrences(of: "&quot;expressionEngine&quot;:&quot;Arcade&quot;,", with: "&quot;expressionEngine&quot;:&quot;Arcade&quot;,&quot;whereClause&quot;:&quot;Length &gt; 10&quot;,")
+            .replacingOccurrences(
+                of: "&quot;expressionEngine&quot;:&quot;Arcade&quot;,",
+                with: "&quot;expressionEngine&quot;:&quot;Arcade&quot;,&quot;whereClause&quot;:&quot;Length &gt; 10&quot;,")
         let c = try #require(try GeodatabaseItemDefinition(xml: xml).annotationClasses.first)
         #expect(c.whereClause == "Length > 10")
     }

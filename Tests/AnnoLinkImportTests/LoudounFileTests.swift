@@ -37,7 +37,8 @@ struct LoudounFileTests {
         #expect(matching >= 114)
     }
 
-    @Test("all 148 annotation rows decode: footprints are closed rectangles, Elements match their columns", arguments: ["ParcelLinesAnno_1", "Loudoun_Address_PointsAnno_1"])
+    @Test("all 148 annotation rows decode: footprints are closed rectangles, Elements match their columns",
+          arguments: ["ParcelLinesAnno_1", "Loudoun_Address_PointsAnno_1"])
     func annotationRows(_ table: String) throws {
         let grid = try #require(try definition(table).grid)
         let rows = try database.rows("SELECT TextString, Angle, WordSpacing, SHAPE, Element FROM \(table) WHERE \(GeodatabaseArchive.currentRowCondition)")
@@ -136,7 +137,8 @@ struct LoudounFileTests {
         }
     }
 
-    @Test("every row is current by the archive rule", arguments: ["Loudoun_Address_Points_1", "ParcelLines_1", "Loudoun_Address_PointsAnno_1", "ParcelLinesAnno_1"])
+    @Test("every row is current by the archive rule",
+          arguments: ["Loudoun_Address_Points_1", "ParcelLines_1", "Loudoun_Address_PointsAnno_1", "ParcelLinesAnno_1"])
     func currentRows(_ table: String) throws {
         let dates = try database.rows("SELECT gdb_to_date FROM \(table)").map { $0[0].double ?? 0 }
         #expect(!dates.isEmpty)

@@ -96,7 +96,8 @@ import Testing
             try RTreeBulkLoader.load(into: "rt", on: db.connection, entries: after)
 
             #expect(try db.connection.scalarInt("SELECT count(*) FROM rt") == 5_000)
-            #expect(try db.connection.scalarInt("SELECT count(*) FROM rt WHERE id = ?1", [.integer(before[0].id)]) == (after.contains { $0.id == before[0].id } ? 1 : 0))
+            #expect(try db.connection.scalarInt("SELECT count(*) FROM rt WHERE id = ?1", [.integer(before[0].id)])
+                == (after.contains { $0.id == before[0].id } ? 1 : 0))
             try db.connection.run("INSERT INTO rt VALUES (?1, 1, 2, 3, 4)", [.integer(9_999_999)])
             #expect(try db.connection.scalarText("SELECT rtreecheck('rt')") == "ok")
         }
@@ -377,7 +378,8 @@ import Testing
         let before = try db.connection.rows("SELECT * FROM rt_node ORDER BY nodeno")
         let sorted = entries.sorted { $0.id < $1.id }
         #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: Array(sorted.dropLast())), "an id missing")
-        #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: sorted + [RTreeEntry(id: Int64.max, minX: 0, maxX: 1, minY: 0, maxY: 1)]), "an id too many")
+        #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: sorted + [RTreeEntry(id: Int64.max, minX: 0, maxX: 1, minY: 0, maxY: 1)]),
+                "an id too many")
         #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: Self.moved(entries, dx: 200_000, dy: 0) { $0.id % 2 == 0 }), "half moved far")
         #expect(try !RTreeBulkLoader.refit("rt", on: db.connection, entries: entries), "not in id order")
         #expect(try db.connection.rows("SELECT * FROM rt_node ORDER BY nodeno") == before)

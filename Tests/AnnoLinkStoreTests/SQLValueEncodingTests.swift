@@ -20,7 +20,8 @@ struct SQLValueEncodingTests {
     @Test func journalEntry() throws {
         let entry = JournalEntry(id: 3, time: "2024-05-01T12:00:00.000Z", command: "annolink undo f.gpkg", summary: "set Name", state: .undone,
                                  kind: .ordinary, rowCount: 2, tables: ["parcels", "parcels_anno"])
-        #expect(try json(entry) == #"{"command":"annolink undo f.gpkg","id":3,"kind":"ordinary","rows":2,"state":"undone","summary":"set Name","tables":["parcels","parcels_anno"],"time":"2024-05-01T12:00:00.000Z"}"#)
+        #expect(try json(entry) == #"{"command":"annolink undo f.gpkg","id":3,"kind":"ordinary","rows":2,"state":"undone","summary":"set Name","# +
+            #""tables":["parcels","parcels_anno"],"time":"2024-05-01T12:00:00.000Z"}"#)
         #expect(try JSONDecoder().decode(JournalEntry.self, from: Data(json(entry).utf8)) == entry)
     }
 }

@@ -73,7 +73,9 @@ struct DumpTests {
             """])
         #expect(try contentDump(of: path) == before)
         #expect(try dump(of: path).contains("INSERT INTO annolink_journal VALUES(1,'set');"))
-        _ = try ExternalTool.sqlite3.output([path, "CREATE VIRTUAL TABLE rtree_t_geom USING rtree(id, minx, maxx, miny, maxy); INSERT INTO rtree_t_geom VALUES (1, 0, 1, 0, 1)"])
+        _ = try ExternalTool.sqlite3.output([
+            path, "CREATE VIRTUAL TABLE rtree_t_geom USING rtree(id, minx, maxx, miny, maxy); INSERT INTO rtree_t_geom VALUES (1, 0, 1, 0, 1)",
+        ])
         let withIndex = try contentDump(of: path)
         #expect(withIndex.contains("-- rtree_t_geom\n1,0.0,1.0,0.0,1.0\n"))
         #expect(!withIndex.contains("-- rtree_t_geom_node"))

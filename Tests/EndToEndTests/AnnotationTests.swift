@@ -23,8 +23,10 @@ struct AnnotationTests {
     func loudounRegeneration() throws {
         guard let path = try regeneratedLoudoun(), Harness.hasGDAL else { return }
         // Text: identical for 148 of 148.
-        #expect(try Harness.sqlite(path, "SELECT count(*) FROM arcgis_parcels o JOIN ParcelLinesAnno_1 a USING (fid) WHERE o.TextString = a.TextString") == "115")
-        #expect(try Harness.sqlite(path, "SELECT count(*) FROM arcgis_addresses o JOIN Loudoun_Address_PointsAnno_1 a USING (fid) WHERE o.TextString = a.TextString") == "33")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM arcgis_parcels o JOIN ParcelLinesAnno_1 a USING (fid) " +
+            "WHERE o.TextString = a.TextString") == "115")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM arcgis_addresses o JOIN Loudoun_Address_PointsAnno_1 a USING (fid) " +
+            "WHERE o.TextString = a.TextString") == "33")
         // Address anchors within 0.05 ft for at least 31 of 33.
         let addressAnchors = Int(try Harness.sqlite(path, """
             SELECT count(*) FROM arcgis_addresses o JOIN Loudoun_Address_PointsAnno_1 a USING (fid)

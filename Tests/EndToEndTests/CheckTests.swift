@@ -21,13 +21,16 @@ struct CheckTests {
 
     /// `check --json` (with `extra` arguments): exit status, problems with their messages, the
     /// whole object.
-    func check(_ path: String, _ extra: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, problems: [Found: String], object: [String: Any]) {
+    func check(_ path: String, _ extra: String...,
+               sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, problems: [Found: String], object: [String: Any]) {
         let result = try Harness.annolink(["check", path, "--json"] + extra)
         #expect(result.stderr.isEmpty, "\(result.stderr)", sourceLocation: sourceLocation)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)", sourceLocation: sourceLocation)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)",
+            sourceLocation: sourceLocation)
         var problems: [Found: String] = [:]
         for p in object["problems"] as? [[String: Any]] ?? [] {
-            let found = Found(code: p["code"] as! String, annotationTable: p["annotationTable"] as? String, annotationFid: (p["annotationFid"] as? NSNumber)?.int64Value,
+            let found = Found(code: p["code"] as! String, annotationTable: p["annotationTable"] as? String,
+                              annotationFid: (p["annotationFid"] as? NSNumber)?.int64Value,
                               originTable: p["originTable"] as? String, originFid: (p["originFid"] as? NSNumber)?.int64Value)
             #expect(problems[found] == nil, "reported twice: \(found)", sourceLocation: sourceLocation)
             problems[found] = p["message"] as? String
@@ -135,7 +138,8 @@ struct CheckTests {
         ]
         let found = try check(path)
         #expect(found.status == 1)
-        #expect(Set(found.problems.keys) == expected, "unexpected: \(Set(found.problems.keys).subtracting(expected)); not found: \(expected.subtracting(found.problems.keys))")
+        #expect(Set(found.problems.keys) == expected,
+                "unexpected: \(Set(found.problems.keys).subtracting(expected)); not found: \(expected.subtracting(found.problems.keys))")
         #expect(found.object["counts"] as? [String: Int] == [
             "orphan": 2, "stale-text": 1, "stale-placement": 1, "duplicate": 1, "wrong-class": 2, "index": 4, "footprint": 1, "missing": 1,
         ])
@@ -178,7 +182,8 @@ struct CheckTests {
             INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES ('parcels', 'features', 'parcels', 2924);
             INSERT INTO gpkg_geometry_columns VALUES ('parcels', 'geom', 'POLYGON', 2924, 0, 0);
             """)
-        let annotate = try Harness.annolink("annotate", path, "--origin", "parcels", "--into", "parcel_names", "--expression", "$feature.name", "--placement", "point")
+        let annotate = try Harness.annolink("annotate", path, "--origin", "parcels", "--into", "parcel_names", "--expression", "$feature.name",
+            "--placement", "point")
         #expect(annotate.status == 0, "\(annotate.stderr)")
         let bowTie = Polygon(exterior: LineString([(0, 0), (10, 10), (10, 0), (0, 10), (0, 0)].map { Point(x: 11_880_000 + $0.0, y: 7_020_000 + $0.1) }))
         let blob = GeoPackageGeometry.encode(.polygon(bowTie), srsID: 2924).map { String(format: "%02X", $0) }.joined()

@@ -29,7 +29,8 @@ struct EditTests {
     func setAttributes() throws {
         guard let path = try loudoun() else { return }
         let fid = try firstFid(path, "Loudoun_Address_Points_1")
-        let othersBefore = try Harness.sqlite(path, "SELECT group_concat(fid || TextString || AnchorX || AnchorY || hex(geom), ',') FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(fid)")
+        let othersBefore = try Harness.sqlite(path, "SELECT group_concat(fid || TextString || AnchorX || AnchorY || hex(geom), ',') " +
+            "FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(fid)")
         let result = try Harness.annolink("set", path, "Loudoun_Address_Points_1", fid, "AD_ADDRESS=45999", "ST_STR_NAM=NEW MARKET", "--json")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -39,11 +40,13 @@ struct EditTests {
         #expect(annotation.first?["change"] as? String == "updated")
         #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)") == "45999 NEW MARKET")
         #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS || '|' || ST_STR_NAM FROM Loudoun_Address_Points_1 WHERE fid = \(fid)") == "45999|NEW MARKET")
-        let othersAfter = try Harness.sqlite(path, "SELECT group_concat(fid || TextString || AnchorX || AnchorY || hex(geom), ',') FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(fid)")
+        let othersAfter = try Harness.sqlite(path, "SELECT group_concat(fid || TextString || AnchorX || AnchorY || hex(geom), ',') " +
+            "FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(fid)")
         #expect(othersBefore == othersAfter)
         // The footprint grew with the longer text, and still contains the anchor.
         if Harness.hasGDAL {
-            let inside = try Harness.ogrSQL(path, "SELECT ST_Within(MakePoint(AnchorX, AnchorY), geom) AS inside FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)")
+            let inside = try Harness.ogrSQL(path, "SELECT ST_Within(MakePoint(AnchorX, AnchorY), geom) AS inside " +
+                "FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)")
             #expect(inside["inside"] == "1")
             #expect(try Harness.validate(path) == "")
         }
@@ -53,18 +56,21 @@ struct EditTests {
     func movePoint() throws {
         guard let path = try loudoun() else { return }
         let fid = try firstFid(path, "Loudoun_Address_Points_1")
-        let before = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)").split(separator: ",").compactMap { Double($0) }
+        let before = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)")
+            .split(separator: ",").compactMap { Double($0) }
         let shown = try Harness.annolink("show", path, "Loudoun_Address_Points_1", fid, "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
         let coordinates = try #require((object["geometry"] as? [String: Any])?["coordinates"] as? [Double])
         let target = "\(coordinates[0] + 12.5),\(coordinates[1] - 7.25)"
         let result = try Harness.annolink("move", path, "Loudoun_Address_Points_1", fid, "--to", target)
         #expect(result.status == 0, "\(result.stderr)")
-        let after = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)").split(separator: ",").compactMap { Double($0) }
+        let after = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)")
+            .split(separator: ",").compactMap { Double($0) }
         #expect(abs(after[0] - before[0] - 12.5) < 1e-6)
         #expect(abs(after[1] - before[1] + 7.25) < 1e-6)
         // The R-tree finds the point at its new place.
-        #expect(try Harness.sqlite(path, "SELECT count(*) FROM rtree_Loudoun_Address_Points_1_geom WHERE id = \(fid) AND minx <= \(coordinates[0] + 12.6) AND maxx >= \(coordinates[0] + 12.4)") == "1")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM rtree_Loudoun_Address_Points_1_geom " +
+            "WHERE id = \(fid) AND minx <= \(coordinates[0] + 12.6) AND maxx >= \(coordinates[0] + 12.4)") == "1")
         if Harness.hasGDAL { #expect(try Harness.validate(path) == "") }
     }
 
@@ -73,7 +79,8 @@ struct EditTests {
         guard let path = try loudoun() else { return }
         let annotation = try Harness.sqlite(path, "SELECT min(fid) FROM Loudoun_Address_PointsAnno_1")
         let fid = try Harness.sqlite(path, "SELECT FeatureID FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
-        let anchor = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)").split(separator: ",").compactMap { Double($0) }
+        let anchor = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
+            .split(separator: ",").compactMap { Double($0) }
         // A person drags the label 30 ft east and turns it.
         let placed = try Harness.annolink("set", path, "Loudoun_Address_PointsAnno_1", annotation, "AnchorX=\(anchor[0] + 30)", "Angle=15")
         #expect(placed.status == 0, "\(placed.stderr)")
@@ -83,12 +90,14 @@ struct EditTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
         let point = try #require((object["geometry"] as? [String: Any])?["coordinates"] as? [Double])
         #expect(try Harness.annolink("move", path, "Loudoun_Address_Points_1", fid, "--to", "\(point[0] + 5),\(point[1] + 6)").status == 0)
-        let after = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY || ',' || Angle FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)").split(separator: ",").compactMap { Double($0) }
+        let after = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY || ',' || Angle FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
+            .split(separator: ",").compactMap { Double($0) }
         #expect(abs(after[0] - (anchor[0] + 35)) < 1e-6 && abs(after[1] - (anchor[1] + 6)) < 1e-6, "\(after)")
         #expect(after[2] == 15)
         // The footprint follows the hand-set angle: its box is no longer axis-aligned.
         if Harness.hasGDAL {
-            let box = try Harness.ogrSQL(path, "SELECT ST_Area(geom) / ((MbrMaxX(geom) - MbrMinX(geom)) * (MbrMaxY(geom) - MbrMinY(geom))) AS fill FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
+            let box = try Harness.ogrSQL(path, "SELECT ST_Area(geom) / " +
+                "((MbrMaxX(geom) - MbrMinX(geom)) * (MbrMaxY(geom) - MbrMinY(geom))) AS fill FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(annotation)")
             #expect((Double(box["fill"] ?? "") ?? 1) < 0.9, "\(box)")
         }
     }
@@ -138,12 +147,14 @@ struct EditTests {
     func moveVertex() throws {
         guard let path = try loudoun(), let lines = try parcelLines(path) else { return }
         let fid = lines.twoPoint
-        let start = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_Y(ST_StartPoint(geom)) AS y, ST_X(ST_EndPoint(geom)) AS ex, ST_Y(ST_EndPoint(geom)) AS ey FROM ParcelLines_1 WHERE fid = \(fid)")
+        let start = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_Y(ST_StartPoint(geom)) AS y, " +
+            "ST_X(ST_EndPoint(geom)) AS ex, ST_Y(ST_EndPoint(geom)) AS ey FROM ParcelLines_1 WHERE fid = \(fid)")
         let (x0, y0) = (Double(start["x"]!)!, Double(start["y"]!)!)
         let (x1, y1) = (Double(start["ex"]!)! + 20, Double(start["ey"]!)! + 10)
         let result = try Harness.annolink("move-vertex", path, "ParcelLines_1", fid, "--to", "\(x1),\(y1)")
         #expect(result.status == 0, "\(result.stderr)")
-        let after = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_Y(ST_StartPoint(geom)) AS y, ST_X(ST_EndPoint(geom)) AS ex, ST_Y(ST_EndPoint(geom)) AS ey, ST_Length(geom) AS len, ST_NPoints(geom) AS n FROM ParcelLines_1 WHERE fid = \(fid)")
+        let after = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_Y(ST_StartPoint(geom)) AS y, " +
+            "ST_X(ST_EndPoint(geom)) AS ex, ST_Y(ST_EndPoint(geom)) AS ey, ST_Length(geom) AS len, ST_NPoints(geom) AS n FROM ParcelLines_1 WHERE fid = \(fid)")
         #expect(after["x"] == start["x"] && after["y"] == start["y"])
         #expect(after["n"] == "2")
         #expect(abs(Double(after["ex"]!)! - x1) < 1e-6 && abs(Double(after["ey"]!)! - y1) < 1e-6)
@@ -159,7 +170,8 @@ struct EditTests {
         if angle > 90 || angle <= -90 { angle += 180; (dx, dy) = (-dx, -dy) }
         let shift = 1.5 * 1200 * 0.0254 / 72 / (1200.0 / 3937.0)
         let expected = ((x0 + x1) / 2 - dy * shift, (y0 + y1) / 2 + dx * shift)
-        let anchor = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY || ',' || Angle FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)").split(separator: ",").compactMap { Double($0) }
+        let anchor = try Harness.sqlite(path, "SELECT AnchorX || ',' || AnchorY || ',' || Angle FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)")
+            .split(separator: ",").compactMap { Double($0) }
         #expect(abs(anchor[0] - expected.0) < 1e-6 && abs(anchor[1] - expected.1) < 1e-6, "\(anchor) vs \(expected)")
         // 1e-7° because ogrinfo prints coordinates to 15 significant digits.
         #expect(abs(anchor[2] - (angle < 0 ? angle + 360 : angle)) < 1e-7)
@@ -169,7 +181,8 @@ struct EditTests {
     func moveNearestVertex() throws {
         guard let path = try loudoun(), let lines = try parcelLines(path) else { return }
         let fid = lines.twoPoint
-        let start = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_Y(ST_StartPoint(geom)) AS y, ST_AsText(ST_EndPoint(geom)) AS e FROM ParcelLines_1 WHERE fid = \(fid)")
+        let start = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_Y(ST_StartPoint(geom)) AS y, " +
+            "ST_AsText(ST_EndPoint(geom)) AS e FROM ParcelLines_1 WHERE fid = \(fid)")
         let target = "\(Double(start["x"]!)! + 1),\(Double(start["y"]!)! + 1)"
         #expect(try Harness.annolink("move-vertex", path, "ParcelLines_1", fid, "--to", target, "--vertex", "nearest").status == 0)
         let after = try Harness.ogrSQL(path, "SELECT ST_X(ST_StartPoint(geom)) AS x, ST_AsText(ST_EndPoint(geom)) AS e FROM ParcelLines_1 WHERE fid = \(fid)")
@@ -183,7 +196,8 @@ struct EditTests {
         let before = try Harness.dump(path)
         let result = try Harness.annolink("move-vertex", path, "ParcelLines_1", lines.longer, "--to", "11790000,7056000")
         #expect(result.status == 65)
-        #expect(result.stderr == "error: ParcelLines_1 fid \(lines.longer) is not a single-segment line: it has 1 part and \(lines.longerPoints) points (move-vertex moves an end of a line of one part and two points)\n")
+        #expect(result.stderr == "error: ParcelLines_1 fid \(lines.longer) is not a single-segment line: " +
+            "it has 1 part and \(lines.longerPoints) points (move-vertex moves an end of a line of one part and two points)\n")
         #expect(try Harness.dump(path) == before)
     }
 
@@ -213,7 +227,8 @@ struct EditTests {
             (["set", path, "No_Such_Table", "1", "A=1"], 65, "error: no feature table named 'No_Such_Table'"),
             (["set", path, "Loudoun_Address_Points_1", "999999", "AD_ADDRESS=1"], 65, "error: table 'Loudoun_Address_Points_1' has no feature with fid 999999"),
             (["set", path, "Loudoun_Address_Points_1", point, "NO_FIELD=1"], 65, "error: table 'Loudoun_Address_Points_1' has no column 'NO_FIELD'"),
-            (["set", path, "Loudoun_Address_Points_1", point, "AD_ADDRESS=abc"], 65, "error: invalid value 'abc' for Loudoun_Address_Points_1.AD_ADDRESS: MEDIUMINT expects a whole number"),
+            (["set", path, "Loudoun_Address_Points_1", point, "AD_ADDRESS=abc"], 65,
+             "error: invalid value 'abc' for Loudoun_Address_Points_1.AD_ADDRESS: MEDIUMINT expects a whole number"),
             (["set", path, "Loudoun_Address_Points_1", point, "AD_ADDRESS=99999999999"], 65, "MEDIUMINT holds"),
             (["set", path, "Loudoun_Address_Points_1", point, "GlobalID=NULL"], 65, "the column is NOT NULL"),
             (["set", path, "Loudoun_Address_Points_1", point, "ST_STR_NAM=" + String(repeating: "X", count: 81)], 65, "TEXT(80) holds at most 80 characters"),

@@ -51,7 +51,8 @@ struct FaultInjectionTests {
 
     /// The shim, compiled once per test run.
     static let library: String = {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FaultInjection/faultvfs.c").path
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FaultInjection/faultvfs.c").path
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("annolink-fault-\(UUID().uuidString).so").path
         let built = try? Harness.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", output, source, "-lsqlite3"])
         precondition(built?.status == 0, "cannot build the fault-injection VFS: \(built?.stderr ?? "cc did not run")")
@@ -84,7 +85,8 @@ struct FaultInjectionTests {
         var environment = ["LD_PRELOAD=\(library)", "ANNOLINK_FAULT_REPORT=\(report)", "ANNOLINK_FAULT_AT=\(n ?? Int.max)"]
         if let n, n % 2 == 0 { environment += ["ANNOLINK_FAULT_KIND=full", "ANNOLINK_FAULT_PERSIST=1"] }
         let result = try Harness.run("/usr/bin/env", environment + [Harness.binary] + arguments)
-        let counts = (try? String(contentsOfFile: report, encoding: .utf8))?.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? []
+        let counts = (try? String(contentsOfFile: report, encoding: .utf8))?.split(separator: " ")
+            .compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? []
         return (result, counts.first ?? -1, counts.count > 1 ? counts[1] : -1)
     }
 
@@ -165,6 +167,7 @@ struct FaultInjectionTests {
             }
         }
         #expect(faultsInjected > 0)
-        print("fault injection: \(c.name): \(total) writes, syncs and truncates; \(tried.count) faults tried, \(faultsInjected) injected; file as before \(endedBefore), as after \(endedAfter)")
+        print("fault injection: \(c.name): \(total) writes, syncs and truncates; \(tried.count) faults tried, \(faultsInjected) injected; " +
+            "file as before \(endedBefore), as after \(endedAfter)")
     }
 }

@@ -54,7 +54,8 @@ struct ImportTests {
         #expect(try Harness.sqlite(path, """
             SELECT count(*) FROM Loudoun_Address_PointsAnno_1 a JOIN Loudoun_Address_Points_1 f ON f.fid = a.FeatureID AND f.GlobalID = a.FeatureGlobalID
             """) == "33")
-        #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLinesAnno_1 WHERE AnchorX IS NULL OR TextString IS NULL OR Angle < 0 OR Angle >= 360") == "0")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLinesAnno_1 " +
+            "WHERE AnchorX IS NULL OR TextString IS NULL OR Angle < 0 OR Angle >= 360") == "0")
         // The Esri ObjectID is the fid; the address points' ObjectID column is OBJECTID_1.
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM Loudoun_Address_Points_1 WHERE fid IS NOT NULL") == "33")
         // Address text is AD_ADDRESS, a space, ST_STR_NAM for every row (loudoun-facts.md).
@@ -68,7 +69,8 @@ struct ImportTests {
             SELECT count(*) FROM ParcelLinesAnno_1 a JOIN rtree_ParcelLinesAnno_1_geom r ON r.id = a.fid
             WHERE a.AnchorX BETWEEN r.minx AND r.maxx AND a.AnchorY BETWEEN r.miny AND r.maxy
             """) == "115")
-        let classes = try Harness.sqlite(path, "SELECT annotation_table || '|' || origin_table || '|' || expression || '|' || placement FROM annolink_annotation_classes ORDER BY 1")
+        let classes = try Harness.sqlite(path, "SELECT annotation_table || '|' || origin_table || '|' || expression || '|' || placement " +
+            "FROM annolink_annotation_classes ORDER BY 1")
         #expect(classes == """
             Loudoun_Address_PointsAnno_1|Loudoun_Address_Points_1|$feature.AD_ADDRESS + " " + $feature.ST_STR_NAM|point
             ParcelLinesAnno_1|ParcelLines_1|Round(Length(Geometry($feature), 'feet'), 2)|line
@@ -131,7 +133,9 @@ struct ImportTests {
         // A writable copy: the fixture itself is never changed.
         let copy = URL(fileURLWithPath: try Fixtures.copy("loudoun_anno.geodatabase", into: dir, as: "broken.geodatabase"))
         // The geodatabase's own triggers call ArcGIS functions; drop the two that would fire.
-        #expect(try Harness.sqlite(copy.path, "DROP TRIGGER st_update_trigger_ParcelLines_1_Shape; DROP TRIGGER st_update1_trigger_ParcelLines_1_Shape; UPDATE ParcelLines_1 SET Shape = X'646C0B0005000000FFFFFFFFFFFFFFFFFFFF' WHERE OBJECTID = 134447; SELECT changes()") == "1")
+        #expect(try Harness.sqlite(copy.path, "DROP TRIGGER st_update_trigger_ParcelLines_1_Shape; " +
+            "DROP TRIGGER st_update1_trigger_ParcelLines_1_Shape; " +
+            "UPDATE ParcelLines_1 SET Shape = X'646C0B0005000000FFFFFFFFFFFFFFFFFFFF' WHERE OBJECTID = 134447; SELECT changes()") == "1")
         let dest = dir.appendingPathComponent("out.gpkg").path
         let result = try Harness.annolink("import", copy.path, dest)
         #expect(result.status == 65)

@@ -30,7 +30,13 @@ struct JSONShapeTests {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .null } else if let number = try? container.decode(Double.self) { self = .number(number) } else { self = .text(try container.decode(String.self)) }
+            if container.decodeNil() {
+                self = .null
+            } else if let number = try? container.decode(Double.self) {
+                self = .number(number)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
         }
     }
 
@@ -258,7 +264,8 @@ struct JSONShapeTests {
         #expect(vertex.edit == "move-vertex" && vertex.newGeometry?.type == "LineString")
         #expect(vertex.annotation.first.map { $0.oldAngle != nil && $0.newAngle != nil && $0.oldAngle != $0.newAngle } == true)
 
-        let (add, addObject) = try run(EditResult.self, ["add", path, "parcel_lines", "--geometry", "LINESTRING (11880000 7020000, 11880050 7020020)", "--json"])
+        let (add, addObject) = try run(EditResult.self,
+            ["add", path, "parcel_lines", "--geometry", "LINESTRING (11880000 7020000, 11880050 7020020)", "--json"])
         #expect(keys(addObject) == Self.geometryEditKeys)
         #expect(add.edit == "add" && add.oldGeometry == nil && add.newGeometry?.type == "LineString")
         #expect(add.annotation.first?.change == "created" && add.annotation.first?.oldText == nil && add.annotation.first?.oldAngle == nil)
@@ -273,7 +280,8 @@ struct JSONShapeTests {
     @Test("translate --json, with and without --dry-run")
     func translate() throws {
         let path = try sample()
-        let (preview, previewObject) = try run(TranslateResult.self, ["translate", path, "parcel_lines", "--fids", "1,2", "--by", "1,-1", "--dry-run", "--json"])
+        let (preview, previewObject) = try run(TranslateResult.self,
+            ["translate", path, "parcel_lines", "--fids", "1,2", "--by", "1,-1", "--dry-run", "--json"])
         #expect(keys(previewObject) == ["table", "dx", "dy", "features", "annotationRows", "dryRun", "journalEntry"])
         #expect(preview.dryRun && preview.features == 2 && preview.annotationRows == 2 && preview.journalEntry == nil)
         let (moved, _) = try run(TranslateResult.self, ["translate", path, "parcel_lines", "--fids", "1,2", "--by", "1,-1", "--json"])
@@ -337,7 +345,10 @@ struct JSONShapeTests {
         #expect(clean.problems.isEmpty && clean.counts.isEmpty)
 
         // Text changed behind annolink's back: stale text the fix regenerates.
-        _ = try Harness.sqlite(path, "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update1; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update2; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update3; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update4; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update5; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update6; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update7")
+        _ = try Harness.sqlite(path, "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update1; " +
+            "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update2; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update3; " +
+            "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update4; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update5; " +
+            "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update6; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update7")
         _ = try Harness.sqlite(path, "UPDATE address_points_anno SET TextString = 'X' WHERE fid IN (1, 2)")
         let (found, foundObject) = try run(CheckReport.self, ["check", path, "--json"], status: 1)
         #expect(found.counts == ["stale-text": 2])

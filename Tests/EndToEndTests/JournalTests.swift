@@ -33,7 +33,10 @@ struct JournalEndToEndTests {
         let line = try Harness.sqlite(path, "SELECT max(fid) FROM ParcelLines_1")
         try expectUndoable(path, ["set", path, "Loudoun_Address_Points_1", point, "AD_ADDRESS=12345", "ST_STR_NAM=OAK"])
         try expectUndoable(path, ["move", path, "Loudoun_Address_Points_1", point, "--to", "11790000,7056000"])
-        try expectUndoable(path, ["add", path, "ParcelLines_1", "--geometry", "LINESTRING (11790000 7056000, 11790030 7056040)", "GlobalID={00000000-0000-0000-0000-000000000002}"])
+        try expectUndoable(path, [
+            "add", path, "ParcelLines_1", "--geometry", "LINESTRING (11790000 7056000, 11790030 7056040)",
+            "GlobalID={00000000-0000-0000-0000-000000000002}",
+        ])
         try expectUndoable(path, ["delete", path, "Loudoun_Address_Points_1", point])
         try expectUndoable(path, ["translate", path, "ParcelLines_1", "--bbox", "11789000,7055000,11790500,7057000", "--by", "10,20"])
         if Harness.hasGDAL {
@@ -56,7 +59,9 @@ struct JournalEndToEndTests {
         #expect(try Harness.annolink("set", path, "Loudoun_Address_Points_1", fid, "ST_STR_NAM=PINE").status == 0)
         // Another tool (GDAL) changes the same annotation row behind annolink's back.
         guard Harness.hasGDAL else { return }
-        let outside = try Harness.run("/usr/bin/ogrinfo", [path, "-dialect", "SQLite", "-sql", "UPDATE Loudoun_Address_PointsAnno_1 SET TextString = 'hand-edited' WHERE fid = \(point)"])
+        let outside = try Harness.run("/usr/bin/ogrinfo", [
+            path, "-dialect", "SQLite", "-sql", "UPDATE Loudoun_Address_PointsAnno_1 SET TextString = 'hand-edited' WHERE fid = \(point)",
+        ])
         #expect(outside.status == 0)
         #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE fid = \(point)") == "hand-edited")
         let before = try Harness.dump(path)
@@ -80,8 +85,10 @@ struct JournalEndToEndTests {
             WHERE MbrMinX(geom) >= \(box.minX) AND MbrMinY(geom) >= \(box.minY) AND MbrMaxX(geom) <= \(box.maxX) AND MbrMaxY(geom) <= \(box.maxY)
             """)
         let before = try Harness.sqlite(path, "SELECT group_concat(fid || ':' || hex(geom), ',') FROM ParcelLines_1")
-        let anchorsBefore = try Harness.sqlite(path, "SELECT group_concat(FeatureID || ':' || AnchorX || ':' || AnchorY, ',') FROM ParcelLinesAnno_1 ORDER BY FeatureID")
-        let result = try Harness.annolink("translate", path, "ParcelLines_1", "--bbox", "\(box.minX),\(box.minY),\(box.maxX),\(box.maxY)", "--by", "10,20", "--json")
+        let anchorsBefore = try Harness.sqlite(path, "SELECT group_concat(FeatureID || ':' || AnchorX || ':' || AnchorY, ',') " +
+            "FROM ParcelLinesAnno_1 ORDER BY FeatureID")
+        let result = try Harness.annolink("translate", path, "ParcelLines_1", "--bbox", "\(box.minX),\(box.minY),\(box.maxX),\(box.maxY)",
+            "--by", "10,20", "--json")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(String(object["features"] as? Int ?? -1) == inside["n"])
@@ -93,8 +100,10 @@ struct JournalEndToEndTests {
             #expect((beforeRows[parts[0]] != parts[1]) == moved.contains(parts[0]), "fid \(parts[0])")
         }
         // Annotation anchors moved by the same vector; others stayed.
-        let anchorsAfter = try Harness.sqlite(path, "SELECT group_concat(FeatureID || ':' || AnchorX || ':' || AnchorY, ',') FROM ParcelLinesAnno_1 ORDER BY FeatureID")
-        let old = Dictionary(uniqueKeysWithValues: anchorsBefore.split(separator: ",").map { $0.split(separator: ":").map(String.init) }.map { ($0[0], ($0[1], $0[2])) })
+        let anchorsAfter = try Harness.sqlite(path, "SELECT group_concat(FeatureID || ':' || AnchorX || ':' || AnchorY, ',') " +
+            "FROM ParcelLinesAnno_1 ORDER BY FeatureID")
+        let old = Dictionary(uniqueKeysWithValues: anchorsBefore.split(separator: ",").map { $0.split(separator: ":").map(String.init) }
+            .map { ($0[0], ($0[1], $0[2])) })
         for row in anchorsAfter.split(separator: ",") {
             let p = row.split(separator: ":").map(String.init)
             let (x0, y0) = (Double(old[p[0]]!.0)!, Double(old[p[0]]!.1)!)

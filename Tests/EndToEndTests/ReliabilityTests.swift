@@ -112,7 +112,8 @@ struct ReliabilityTests {
         }
         // A loaded machine runs a command slower than its clean run was: fewer are killed then.
         #expect(killed >= trials / 8, "too few runs were killed part-way (\(killed) of \(trials))")
-        print("kills: \(trials) trials (seed 20261201) over \(kinds.count) commands, \(killed) killed while running; file as before \(asBefore), as after \(asAfter), mixed 0")
+        print("kills: \(trials) trials (seed 20261201) over \(kinds.count) commands, \(killed) killed while running; " +
+            "file as before \(asBefore), as after \(asAfter), mixed 0")
     }
 
     @Test("8 processes editing one file at once: every reported success is there, every failure says busy")
@@ -144,7 +145,8 @@ struct ReliabilityTests {
                 switch i % 5 {
                 case 0, 1: arguments = ["set", path, "address_points", String(fid), "AD_ADDRESS=\(w * 10_000 + i)"]
                 case 2: arguments = ["move", path, "address_points", String(fid), "--to", "\(11_880_000 + w * 100 + i),\(7_020_000 + i)"]
-                case 3: arguments = ["add", path, "address_points", "--geometry", "POINT (\(11_890_000 + w * 100) \(7_030_000 + i))", "AD_ADDRESS=\(w * 10_000 + i)", "ST_STR_NAM=W\(w)"]
+                case 3: arguments = ["add", path, "address_points", "--geometry", "POINT (\(11_890_000 + w * 100) \(7_030_000 + i))",
+                                     "AD_ADDRESS=\(w * 10_000 + i)", "ST_STR_NAM=W\(w)"]
                 default: arguments = ["translate", path, "parcel_lines", "--fids", String(w * 3 + 1), "--by", "1,1"]
                 }
                 guard let result = try? Harness.annolink(arguments) else { tally.wrong.append("\(arguments): did not run"); continue }

@@ -22,7 +22,8 @@ struct SampleInfoTests {
             """) == "300")
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM parcel_lines_anno") == (try Harness.sqlite(path, "SELECT count(*) FROM parcel_lines")))
         // Every house number is unique per street, as in a real address register.
-        #expect(try Harness.sqlite(path, "SELECT count(*) FROM (SELECT AD_ADDRESS, ST_STR_NAM, ST_STR_TYP FROM address_points GROUP BY 1, 2, 3 HAVING count(*) > 1)") == "0")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM (SELECT AD_ADDRESS, ST_STR_NAM, ST_STR_TYP FROM address_points " +
+            "GROUP BY 1, 2, 3 HAVING count(*) > 1)") == "0")
 
         guard Harness.hasGDAL else {
             Issue.record("GDAL is not installed: run scripts/test, which installs it")
@@ -34,7 +35,8 @@ struct SampleInfoTests {
         #expect(ogr.stdout.contains("Layer name: parcel_lines"))
         #expect(ogr.stdout.contains("Geometry: Line String"))
         #expect(ogr.stdout.contains("Feature Count: 300"))
-        #expect(ogr.stdout.contains("NAD83(HARN) / Virginia North (ftUS)") || ogr.stdout.contains("EPSG\",\"2924\"") || ogr.stdout.contains("ID[\"EPSG\",2924]"))
+        #expect(ogr.stdout.contains("NAD83(HARN) / Virginia North (ftUS)") || ogr.stdout.contains("EPSG\",\"2924\"")
+            || ogr.stdout.contains("ID[\"EPSG\",2924]"))
     }
 
     @Test("the same seed gives the same data; another seed gives other data")

@@ -32,7 +32,8 @@ struct SecurityTests {
         let second = try Harness.annolink("set", path, "address_points", "1", "AD_ADDRESS=5")
         #expect(second.status == 65, "\(second.stderr)")
         #expect(second.stderr.contains("class 7") && (second.stderr.contains("ftsv") || second.stderr.contains("pragma")), "\(second.stderr)")
-        _ = try Harness.sqlite(path, "UPDATE annolink_annotation_classes SET where_clause = 'fts3_tokenizer(''simple'', X''efbeadde00000000'') IS NOT NULL' WHERE class_id = 0 AND origin_table = 'address_points'")
+        _ = try Harness.sqlite(path, "UPDATE annolink_annotation_classes " +
+            "SET where_clause = 'fts3_tokenizer(''simple'', X''efbeadde00000000'') IS NOT NULL' WHERE class_id = 0 AND origin_table = 'address_points'")
         #expect(try Harness.dump(path, excluding: []) == before)
         // Reading commands report the class and go on; none crashes.
         let info = try Harness.annolink("info", path)

@@ -40,7 +40,8 @@ struct SketchTests {
         let point = try Harness.sqlite(path, "SELECT min(fid) FROM Loudoun_Address_Points_1")
         let start = try #require(try coordinates(path, "Loudoun_Address_Points_1", point) as? [Double])
         let anchorBefore = try anchor(path, point)
-        let othersBefore = try Harness.sqlite(path, "SELECT group_concat(fid || AnchorX || AnchorY || TextString, ',') FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(point)")
+        let othersBefore = try Harness.sqlite(path, "SELECT group_concat(fid || AnchorX || AnchorY || TextString, ',') " +
+            "FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(point)")
         let buildingsBefore = try Harness.sqlite(path, "SELECT count(*) FROM Loudoun_Buildings_1")
         // A corner for the new building, in an open spot north-west of the data.
         let (x0, y0) = (11_789_200.0, 7_057_600.0)
@@ -99,7 +100,8 @@ struct SketchTests {
         let anchorAfter = try anchor(path, point)
         #expect(abs(anchorAfter[0] - anchorBefore[0] - 24 * u) < 1e-6)
         #expect(abs(anchorAfter[1] - anchorBefore[1] - 12 * u) < 1e-6)
-        #expect(try Harness.sqlite(path, "SELECT group_concat(fid || AnchorX || AnchorY || TextString, ',') FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(point)") == othersBefore)
+        #expect(try Harness.sqlite(path, "SELECT group_concat(fid || AnchorX || AnchorY || TextString, ',') " +
+            "FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(point)") == othersBefore)
 
         // The building holds exactly what was drawn: vertex 2 dropped 30 points right and
         // down of where it was placed, vertex 3 deleted.
@@ -115,7 +117,8 @@ struct SketchTests {
             #expect(abs(got[0] - want[0]) < 1e-6 && abs(got[1] - want[1]) < 1e-6, "\(got) != \(want)")
         }
         // The R-tree finds the building where it was drawn.
-        #expect(try Harness.sqlite(path, "SELECT id FROM rtree_Loudoun_Buildings_1_geom WHERE minx <= \(x0 + 1) AND maxx >= \(x0 + 130 * u - 1) AND miny <= \(y0 - 130 * u + 1)") == building)
+        #expect(try Harness.sqlite(path, "SELECT id FROM rtree_Loudoun_Buildings_1_geom " +
+            "WHERE minx <= \(x0 + 1) AND maxx >= \(x0 + 130 * u - 1) AND miny <= \(y0 - 130 * u + 1)") == building)
 
         if Harness.hasGDAL { #expect(try Harness.validate(path) == "") }
         let check = try Harness.annolink("check", path)

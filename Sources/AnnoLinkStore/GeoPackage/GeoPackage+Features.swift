@@ -47,7 +47,8 @@ extension GeoPackage {
     /// order, one row at a time (memory stays flat however large the table is). `fields`, when
     /// given, limits the attributes read to those columns (names matched case-insensitively;
     /// unknown ones are left out).
-    public func forEachFeature(_ table: FeatureTable, where condition: String? = nil, bindings: [SQLValue] = [], fields: Set<String>? = nil, _ body: (Feature) throws -> Void) throws {
+    public func forEachFeature(_ table: FeatureTable, where condition: String? = nil, bindings: [SQLValue] = [], fields: Set<String>? = nil,
+                               _ body: (Feature) throws -> Void) throws {
         let wanted = fields.map { Set($0.map { $0.lowercased() }) }
         let attributes = table.attributeColumns.filter { wanted?.contains($0.name.lowercased()) ?? true }
         let list = ([table.primaryKey, table.geometryColumn] + attributes.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
@@ -83,7 +84,8 @@ extension GeoPackage {
             columns.insert(table.primaryKey, at: 0)
             values.insert(.integer(fid), at: 0)
         }
-        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) " +
+            "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try connection.run(sql, values)
         return connection.lastInsertRowID
     }
@@ -105,7 +107,9 @@ extension GeoPackage {
             values.append(value)
         }
         guard !assignments.isEmpty else { return }
-        let changed = try connection.run("UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(table.primaryKey)) = ?", values + [.integer(fid)])
+        let changed = try connection.run(
+            "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
+            values + [.integer(fid)])
         guard changed == 1 else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
     }
 

@@ -35,7 +35,8 @@ public final class GeoPackage {
             throw StoreError.notAGeoPackage(path: path, reason: "not a SQLite database")
         }
         try GeoPackageFunctions.register(on: connection)
-        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('gpkg_spatial_ref_sys', 'gpkg_contents', 'gpkg_geometry_columns')")
+        let tables = try connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('gpkg_spatial_ref_sys', 'gpkg_contents', 'gpkg_geometry_columns')")
         guard tables.count == 3 else {
             throw StoreError.notAGeoPackage(path: path, reason: "it has no gpkg_spatial_ref_sys, gpkg_contents and gpkg_geometry_columns tables")
         }
@@ -76,12 +77,15 @@ public final class GeoPackage {
         try connection.run("""
             INSERT OR IGNORE INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition, description)
             VALUES (?, ?, ?, ?, ?, ?)
-            """, [.text(system.name), .integer(system.srsID), .text(system.organization), .integer(system.organizationCoordsysID), .text(system.definition), SQLValue(system.description)])
+            """, [.text(system.name), .integer(system.srsID), .text(system.organization), .integer(system.organizationCoordsysID),
+                  .text(system.definition), SQLValue(system.description)])
     }
 
     /// The row of `gpkg_spatial_ref_sys` for `srsID`.
     public func spatialReferenceSystem(_ srsID: Int64) throws -> SpatialReferenceSystem? {
-        let rows = try connection.rows("SELECT srs_name, srs_id, organization, organization_coordsys_id, definition, description FROM gpkg_spatial_ref_sys WHERE srs_id = ?", [.integer(srsID)])
+        let rows = try connection.rows(
+            "SELECT srs_name, srs_id, organization, organization_coordsys_id, definition, description FROM gpkg_spatial_ref_sys WHERE srs_id = ?",
+            [.integer(srsID)])
         guard let row = rows.first else { return nil }
         return SpatialReferenceSystem(
             srsID: row[1].integerValue ?? srsID, name: row[0].textValue ?? "", organization: row[2].textValue ?? "",
@@ -92,7 +96,8 @@ public final class GeoPackage {
 
     /// The names of all feature tables, in `gpkg_contents` order.
     public func featureTableNames() throws -> [String] {
-        try connection.rows("SELECT c.table_name FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name WHERE c.data_type = 'features' ORDER BY c.rowid")
+        try connection.rows("SELECT c.table_name FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name " +
+                            "WHERE c.data_type = 'features' ORDER BY c.rowid")
             .compactMap { $0[0].textValue }
     }
 
@@ -130,7 +135,8 @@ public final class GeoPackage {
         let registered = try connection.scalarInt("""
             SELECT count(*) FROM gpkg_extensions WHERE lower(table_name) = lower(?) AND lower(column_name) = lower(?) AND extension_name = 'gpkg_rtree_index'
             """, [.text(table), .text(column)]) ?? 0
-        let exists = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(GeoPackageSchema.rtreeName(table: table, column: column))]) ?? 0
+        let exists = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?",
+            [.text(GeoPackageSchema.rtreeName(table: table, column: column))]) ?? 0
         return registered > 0 && exists > 0
     }
 
@@ -227,7 +233,8 @@ public final class GeoPackage {
             }
         } else {
             let c = quoteIdentifier(table.geometryColumn)
-            extent = try connection.rows("SELECT min(ST_MinX(\(c))), min(ST_MinY(\(c))), max(ST_MaxX(\(c))), max(ST_MaxY(\(c))) FROM \(quoteIdentifier(table.name)) WHERE NOT ST_IsEmpty(\(c))")[0]
+            extent = try connection.rows("SELECT min(ST_MinX(\(c))), min(ST_MinY(\(c))), max(ST_MaxX(\(c))), max(ST_MaxY(\(c))) " +
+                "FROM \(quoteIdentifier(table.name)) WHERE NOT ST_IsEmpty(\(c))")[0]
         }
         try connection.run("""
             UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ?, last_change = strftime('%Y-%m-%dT%H:%M:%fZ','now')

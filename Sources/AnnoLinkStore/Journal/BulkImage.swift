@@ -65,7 +65,8 @@ struct BulkImage {
 
     /// Copies the declared rows into a new before-image table and records the image in
     /// `annolink_journal_images`.
-    static func capture(_ target: Target, entry: Int64, sequence: Int, rowsWhere condition: String, bindings: [SQLValue], on connection: Connection) throws -> BulkImage {
+    static func capture(_ target: Target, entry: Int64, sequence: Int, rowsWhere condition: String, bindings: [SQLValue],
+                        on connection: Connection) throws -> BulkImage {
         var image = try begin(target, entry: entry, sequence: sequence, on: connection)
         let copy = try connection.prepareUncached("""
             INSERT INTO \(quoteIdentifier(image.beforeTable)) SELECT \(image.quotedKey), \(image.columnList) FROM \(image.quotedTable)
@@ -77,7 +78,8 @@ struct BulkImage {
         try connection.run("""
             INSERT INTO annolink_journal_images (entry_id, sequence, table_name, before_table, after_table, row_count)
             VALUES (?, ?, ?, ?, ?, ?)
-            """, [.integer(entry), .integer(Int64(sequence)), .text(target.table), .text(image.beforeTable), .text(image.afterTable), .integer(Int64(image.rowCount))])
+            """, [.integer(entry), .integer(Int64(sequence)), .text(target.table), .text(image.beforeTable), .text(image.afterTable),
+                  .integer(Int64(image.rowCount))])
         return image
     }
 

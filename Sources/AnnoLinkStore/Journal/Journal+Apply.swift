@@ -35,7 +35,8 @@ extension Journal {
         for move in moves.reversed() {
             guard let block = try move.firstDifferentBlock(from: action == .undo ? move.afterDigests : move.beforeDigests, on: connection) else { continue }
             if block.deleted {
-                throw JournalError.conflict(action: action, entry: entry, table: move.table, fid: block.first, reason: "was deleted \(Self.since(entry, action))")
+                throw JournalError.conflict(
+                    action: action, entry: entry, table: move.table, fid: block.first, reason: "was deleted \(Self.since(entry, action))")
             }
             throw JournalError.conflict(
                 action: action, entry: entry, table: move.table, fid: nil,
@@ -82,7 +83,8 @@ extension Journal {
             }
             // Moving back must give exactly the rows as they were: refused (and rolled back) otherwise.
             if try move.firstDifferentBlock(from: action == .undo ? move.beforeDigests : move.afterDigests, on: connection) != nil {
-                throw JournalError.corrupt(entry: entry, reason: "moving \(move.table) \(action == .undo ? "back" : "again") would not give its rows exactly as they were")
+                throw JournalError.corrupt(
+                    entry: entry, reason: "moving \(move.table) \(action == .undo ? "back" : "again") would not give its rows exactly as they were")
             }
         }
         // After the rows: their triggers set the entries of every row the changeset touched,
@@ -117,11 +119,13 @@ extension Journal {
     func checkShape(of table: Changeset.Table, entry: Int64, action: JournalError.Action) throws {
         let info = try connection.rows("SELECT pk FROM pragma_table_info(?) ORDER BY cid", [.text(table.name)])
         guard !info.isEmpty else {
-            throw JournalError.conflict(action: action, entry: entry, table: table.name, fid: nil, reason: "no longer exists: it was dropped \(Self.since(entry, action))")
+            throw JournalError.conflict(
+                action: action, entry: entry, table: table.name, fid: nil, reason: "no longer exists: it was dropped \(Self.since(entry, action))")
         }
         let key = info.map { ($0[0].integerValue ?? 0) > 0 }
         guard key.count >= table.columnCount, Array(key.prefix(table.columnCount)) == table.primaryKey else {
-            throw JournalError.conflict(action: action, entry: entry, table: table.name, fid: nil, reason: "had its columns changed \(Self.since(entry, action))")
+            throw JournalError.conflict(
+                action: action, entry: entry, table: table.name, fid: nil, reason: "had its columns changed \(Self.since(entry, action))")
         }
     }
 }

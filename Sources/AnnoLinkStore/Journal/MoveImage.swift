@@ -117,7 +117,8 @@ final class MoveImage {
     func keep(key: Int64, _ before: [SQLValue], on connection: Connection) throws {
         let target = exceptions.target
         try connection.run("""
-            INSERT INTO \(quoteIdentifier(exceptions.beforeTable)) (\(quoteIdentifier(target.key)), \(target.columns.map(quoteIdentifier).joined(separator: ", ")))
+            INSERT INTO \(quoteIdentifier(exceptions.beforeTable))
+                (\(quoteIdentifier(target.key)), \(target.columns.map(quoteIdentifier).joined(separator: ", ")))
             VALUES (?\(String(repeating: ", ?", count: target.columns.count)))
             """, [.integer(key)] + before)
         exceptions.rowCount += 1

@@ -48,7 +48,8 @@ extension GeoPackage {
             let index = table.spatialIndexName
             let names = GeoPackageSchema.rtreeTriggerSuffixes.map { SQLValue.text("\(index)_\($0)".lowercased()) }
             let triggers = try connection.rows("""
-                SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND lower(name) IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
+                SELECT name, sql FROM sqlite_master
+                WHERE type = 'trigger' AND lower(name) IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
                 ORDER BY rowid
                 """, names).compactMap { row -> (name: String, sql: String)? in
                 guard let name = row[0].textValue, let sql = row[1].textValue else { return nil }

@@ -8,7 +8,8 @@ import Testing
     /// Records a bulk move of every line and its annotation by (dx, dy), with the R-trees
     /// suspended, as the bulk move does.
     func moveAll(_ db: JournalScratch, _ journal: Journal, dx: Double, dy: Double, where condition: String = "1") throws {
-        try journal.record(command: "annolink translate test.gpkg parcel_lines --where '\(condition)' --by \(dx),\(dy)", summary: "translate parcel_lines") { recorder in
+        try journal.record(command: "annolink translate test.gpkg parcel_lines --where '\(condition)' --by \(dx),\(dy)",
+                           summary: "translate parcel_lines") { recorder in
             let c = db.package.connection
             try c.execute("DROP TABLE IF EXISTS temp.selection; CREATE TEMP TABLE selection (fid INTEGER PRIMARY KEY)")
             try c.run("INSERT INTO temp.selection SELECT fid FROM parcel_lines WHERE \(condition)")
@@ -103,7 +104,8 @@ import Testing
         let journal = try Journal(package: db.package)
         try moveAll(db, journal, dx: 10, dy: 10)
         _ = try journal.undo()
-        try db.package.connection.run("UPDATE parcel_lines SET geom = ? WHERE fid = 33", [.blob(db.package.encode(JournalScratch.line(33, dx: 1), for: db.lines))])
+        try db.package.connection.run("UPDATE parcel_lines SET geom = ? WHERE fid = 33",
+            [.blob(db.package.encode(JournalScratch.line(33, dx: 1), for: db.lines))])
         let error = #expect(throws: JournalError.self) { try journal.redo() }
         #expect(error?.description == "redo refused: parcel_lines fid 33 was changed after edit #1 was undone (its geom is not the one its undo left)")
     }
@@ -161,7 +163,8 @@ import Testing
         try moveAll(db, journal, dx: 1, dy: 1)
         let imageTables = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name GLOB 'annolink_journal_[0-9]*'"
         #expect(try db.package.connection.scalarInt(imageTables) == 4)
-        #expect(try db.package.connection.scalarInt("SELECT count(*) FROM gpkg_extensions WHERE table_name GLOB 'annolink_journal*'") == 8, "the journal, its images, moves and checksums tables, four image tables")
+        #expect(try db.package.connection.scalarInt("SELECT count(*) FROM gpkg_extensions WHERE table_name GLOB 'annolink_journal*'") == 8,
+                "the journal, its images, moves and checksums tables, four image tables")
         _ = try journal.undo()
         try journal.record(command: "set", summary: "set") { _ in
             try db.package.connection.run("UPDATE parcel_lines SET Name = 'n' WHERE fid = 1")

@@ -51,7 +51,8 @@ final class JournalScratch {
 
     /// Inserts feature `fid` and its annotation.
     func insertLine(fid: Int64, name: String? = nil) throws {
-        try package.insertFeature(lines, fid: fid, geometry: Self.line(fid), attributes: ["Name": .text(name ?? "Line \(fid)"), "Length": .real(36.575 + Double(fid))])
+        try package.insertFeature(lines, fid: fid, geometry: Self.line(fid),
+            attributes: ["Name": .text(name ?? "Line \(fid)"), "Length": .real(36.575 + Double(fid))])
         try package.insertFeature(annotation, geometry: Self.footprint(fid), attributes: [
             "FeatureID": .integer(fid), "TextString": .text(String(format: "%.2f", 36.575 + Double(fid))), "FontName": "Tahoma",
             "FontSize": 10.0, "AnchorX": .real(11_896_015 + Double(fid % 100) * 40.25), "AnchorY": .real(7_034_012 + Double(fid / 100) * 35.5),
@@ -121,5 +122,10 @@ final class JournalScratch {
         }
     }
 
-    static let virginiaNorthWKT = #"PROJCS["NAD83(HARN) / Virginia North (ftUS)",GEOGCS["NAD83(HARN)",DATUM["NAD83_High_Accuracy_Reference_Network",SPHEROID["GRS 1980",6378137,298.257222101,AUTHORITY["EPSG","7019"]],AUTHORITY["EPSG","6152"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4152"]],PROJECTION["Lambert_Conformal_Conic_2SP"],PARAMETER["latitude_of_origin",37.6666666666667],PARAMETER["central_meridian",-78.5],PARAMETER["standard_parallel_1",39.2],PARAMETER["standard_parallel_2",38.0333333333333],PARAMETER["false_easting",11482916.667],PARAMETER["false_northing",6561666.667],UNIT["US survey foot",0.304800609601219,AUTHORITY["EPSG","9003"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","2924"]]"#
+    static let virginiaNorthWKT = #"PROJCS["NAD83(HARN) / Virginia North (ftUS)",GEOGCS["NAD83(HARN)",DATUM["NAD83_High_Accuracy_Reference_Network","# +
+        #"SPHEROID["GRS 1980",6378137,298.257222101,AUTHORITY["EPSG","7019"]],AUTHORITY["EPSG","6152"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],"# +
+        #"UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4152"]],PROJECTION["Lambert_Conformal_Conic_2SP"],"# +
+        #"PARAMETER["latitude_of_origin",37.6666666666667],PARAMETER["central_meridian",-78.5],PARAMETER["standard_parallel_1",39.2],"# +
+        #"PARAMETER["standard_parallel_2",38.0333333333333],PARAMETER["false_easting",11482916.667],PARAMETER["false_northing",6561666.667],"# +
+        #"UNIT["US survey foot",0.304800609601219,AUTHORITY["EPSG","9003"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","2924"]]"#
 }

@@ -220,7 +220,8 @@ import Testing
         let journal = try Journal(package: db.package)
         let before = try db.dump()
         try journal.record(command: "move", summary: "move fid 1") { _ in
-            try db.package.connection.run("UPDATE parcel_lines SET geom = ? WHERE fid = 1", [.blob(db.package.encode(JournalScratch.line(1, dx: -5000), for: db.lines))])
+            try db.package.connection.run("UPDATE parcel_lines SET geom = ? WHERE fid = 1",
+                [.blob(db.package.encode(JournalScratch.line(1, dx: -5000), for: db.lines))])
             try db.package.refreshContents(of: db.lines)
         }
         try db.package.connection.run("UPDATE gpkg_contents SET last_change = '2030-01-01T00:00:00.000Z' WHERE table_name = 'parcel_lines'")
@@ -253,7 +254,8 @@ import Testing
         #expect(try journal.undo().id == 3)
         #expect(try journal.undo().id == 1)
         #expect(throws: JournalError.nothingToUndo) { try journal.undo() }
-        #expect(try db.package.connection.scalarText("SELECT group_concat(coalesce(Name, ''), ',') FROM parcel_lines") == "Line 1,Line 2,Line 3,Line 4,Line 5,Line 6")
+        #expect(try db.package.connection.scalarText("SELECT group_concat(coalesce(Name, ''), ',') FROM parcel_lines")
+            == "Line 1,Line 2,Line 3,Line 4,Line 5,Line 6")
     }
 
     @Test("an edit that changes nothing writes no entry and keeps redo")
@@ -349,7 +351,8 @@ import Testing
         #expect(JournalError.nothingToRedo.description == "nothing to redo: no edit was undone since the last edit")
         #expect(JournalError.conflict(action: .undo, entry: 5, table: "parcel_lines", fid: 12, reason: "was deleted after edit #5").description
             == "undo refused: parcel_lines fid 12 was deleted after edit #5")
-        #expect(JournalError.conflict(action: .redo, entry: 5, table: "parcels", fid: nil, reason: "no longer exists: it was dropped after edit #5 was undone").description
+        #expect(JournalError.conflict(action: .redo, entry: 5, table: "parcels", fid: nil,
+                                      reason: "no longer exists: it was dropped after edit #5 was undone").description
             == "redo refused: parcels no longer exists: it was dropped after edit #5 was undone")
         #expect(JournalError.corrupt(entry: 3, reason: "its image table annolink_journal_3_1_before is missing").description
             == "journal entry #3 cannot be used: its image table annolink_journal_3_1_before is missing")

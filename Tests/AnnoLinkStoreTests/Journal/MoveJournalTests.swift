@@ -28,7 +28,8 @@ import Testing
             }
             try db.package.withSpatialIndexSuspended(table: "parcel_lines_anno") {
                 for row in try c.rows("""
-                    SELECT fid, geom, AnchorX, AnchorY, TextString FROM parcel_lines_anno WHERE FeatureID IN (SELECT fid FROM temp.selection) ORDER BY FeatureID DESC
+                    SELECT fid, geom, AnchorX, AnchorY, TextString FROM parcel_lines_anno
+                    WHERE FeatureID IN (SELECT fid FROM temp.selection) ORDER BY FeatureID DESC
                     """) {
                     let fid = try #require(row[0].integerValue)
                     if skip.contains(fid) { continue }
@@ -87,7 +88,8 @@ import Testing
         let after = try db.dump()
         let exceptions = try #require(try scalar(db, "SELECT sum(exception_count) FROM annolink_journal_moves"))
         #expect(exceptions > 0)
-        #expect(try scalar(db, "SELECT max(length(keys)) FROM annolink_journal_moves WHERE table_name = 'parcel_lines'") == 133 * 16, "every third fid: one run each")
+        #expect(try scalar(db, "SELECT max(length(keys)) FROM annolink_journal_moves WHERE table_name = 'parcel_lines'") == 133 * 16,
+                "every third fid: one run each")
         _ = try journal.undo()
         #expect(try db.dump() == before)
         try db.expectIndexMatchesGeometries(db.lines)
@@ -182,7 +184,8 @@ import Testing
         _ = try journal.redo()
         #expect(try db.dump() == after)
 
-        try db.package.connection.run("UPDATE parcel_lines SET geom = x'47500003AA0B0000000000000000F03F000000000000F03F000000000000F03F000000000000F03F0163000000' WHERE fid = 250")
+        try db.package.connection.run(
+            "UPDATE parcel_lines SET geom = x'47500003AA0B0000000000000000F03F000000000000F03F000000000000F03F000000000000F03F0163000000' WHERE fid = 250")
         let corrupt = try db.dump()
         let error = #expect(throws: StoreError.self) {
             try journal.record(command: "translate", summary: "translate") { recorder in
