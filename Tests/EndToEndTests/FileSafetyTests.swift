@@ -205,3 +205,54 @@ struct CoordinateRangeTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 }
+
+/// Issue 16: a real full disk, a small tmpfs (where mounting is permitted: CI runs as root).
+@Suite("a real full disk, end to end")
+struct FullDiskTests {
+    /// Mounts a tmpfs of `megabytes` in a fresh folder; nil, with the reason printed, where
+    /// mounting is not permitted.
+    static func mountTmpfs(megabytes: Int) throws -> String? {
+        let mount = try Harness.temporaryDirectory().appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let mounted = try Harness.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", mount])
+        guard mounted.status == 0 else {
+            print("not tested here: cannot mount a tmpfs (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            return nil
+        }
+        return mount
+    }
+
+    @Test("sample into a disk that fills up: one error line, exit 74, nothing left behind")
+    func sampleFillsDisk() throws {
+        guard let disk = try Self.mountTmpfs(megabytes: 2) else { return }
+        defer { _ = try? Harness.run("/usr/bin/umount", [disk]) }
+        let result = try Harness.annolink("sample", disk + "/big.gpkg", "--parcels", "20000")
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("error: "), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+    }
+
+    @Test("edits on a full disk: one error line, exit 74, the file as before once there is room again", arguments: [
+        ["translate", "F", "parcel_lines", "--where", "1", "--by", "1,1"],
+        ["set", "F", "address_points", "1", "AD_ADDRESS=5"],
+        ["annotate", "F", "--regenerate"],
+    ])
+    func editOnFullDisk(arguments: [String]) throws {
+        guard let disk = try Self.mountTmpfs(megabytes: 8) else { return }
+        defer { _ = try? Harness.run("/usr/bin/umount", [disk]) }
+        let path = disk + "/small.gpkg"
+        #expect(try Harness.annolink("sample", path, "--parcels", "200").status == 0)
+        // Changes every label, so that regenerate has something to write.
+        _ = try Harness.run("/usr/bin/ogrinfo", ["-q", path, "-dialect", "SQLite", "-sql", "UPDATE address_points SET AD_ADDRESS = AD_ADDRESS + 1"])
+        let before = try Harness.dump(path, excluding: [])
+        // Fill what is left of the disk.
+        let filler = disk + "/filler"
+        _ = try Harness.run("/usr/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k"])
+        let result = try Harness.annolink(arguments.map { $0 == "F" ? path : $0 })
+        try FileManager.default.removeItem(atPath: filler)
+        #expect(result.status == 74, "\(arguments[0]): \(result.stderr)")
+        #expect(result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("error: "), "\(result.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before, "\(arguments[0]) changed the file")
+        #expect(try Harness.sqlite(path, "PRAGMA integrity_check") == "ok")
+    }
+}
