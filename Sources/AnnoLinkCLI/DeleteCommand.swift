@@ -12,28 +12,23 @@ struct DeleteCommand: ParsableCommand {
             """,
         exitStatus: "0 done, 64 bad usage, 65 unknown table or fid, 66 no such file.")
 
-    static let arguments = [SetCommand.file, SetCommand.table, SetCommand.fid, MoveCommand.json]
+    static let arguments = FeatureOperand.arguments + [MoveCommand.json]
 
     var json: Bool
-    var path: String
-    var table: String
-    var fidText: String
-    var fid: Int64 = 0
+    var feature: FeatureOperand
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(MoveCommand.json)
-        path = try arguments.positional(SetCommand.file)
-        table = try arguments.positional(SetCommand.table)
-        fidText = try arguments.positional(SetCommand.fid)
+        feature = try FeatureOperand(parsing: &arguments)
     }
 
     mutating func validate() throws {
-        fid = try EditOutput.fid(fidText)
+        try feature.validate()
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(DeleteFeature(table: table, fid: fid, command: EditOutput.commandLine))
+        let service = EditService(package: try GeoPackage(path: feature.path))
+        let result = try service.run(DeleteFeature(table: feature.table, fid: feature.fid, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -24,34 +24,29 @@ struct MoveCommand: ParsableCommand {
         (default: the table's own CRS); projected with PROJ
         """)
     static let json = ArgumentDeclaration.flag("--json", help: "what changed (see 'annolink set --help')")
-    static let arguments = [SetCommand.file, SetCommand.table, SetCommand.fid, to, crs, json]
+    static let arguments = FeatureOperand.arguments + [to, crs, json]
 
     var json: Bool
     var toText: String
     var crs: String?
-    var path: String
-    var table: String
-    var fidText: String
-    var fid: Int64 = 0
+    var feature: FeatureOperand
     var point = Point(x: 0, y: 0)
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
-        path = try arguments.positional(SetCommand.file)
-        table = try arguments.positional(SetCommand.table)
-        fidText = try arguments.positional(SetCommand.fid)
+        feature = try FeatureOperand(parsing: &arguments)
     }
 
     mutating func validate() throws {
-        fid = try EditOutput.fid(fidText)
+        try feature.validate()
         point = try EditOutput.coordinate(toText, option: Self.to.name)
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(MovePoint(table: table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine))
+        let service = EditService(package: try GeoPackage(path: feature.path))
+        let result = try service.run(MovePoint(table: feature.table, fid: feature.fid, to: point, crs: crs, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -22,16 +22,13 @@ struct MoveVertexCommand: ParsableCommand {
     static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: "the new location of the vertex")
     static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of --to (default: the table's own)")
     static let vertex = ArgumentDeclaration.option("--vertex", value: "last|nearest", help: "which end moves (default last)")
-    static let arguments = [SetCommand.file, SetCommand.table, SetCommand.fid, to, crs, vertex, MoveCommand.json]
+    static let arguments = FeatureOperand.arguments + [to, crs, vertex, MoveCommand.json]
 
     var json: Bool
     var toText: String
     var crs: String?
     var vertex: EditService.VertexChoice
-    var path: String
-    var table: String
-    var fidText: String
-    var fid: Int64 = 0
+    var feature: FeatureOperand
     var point = Point(x: 0, y: 0)
 
     init(parsing arguments: inout Arguments) throws {
@@ -39,19 +36,17 @@ struct MoveVertexCommand: ParsableCommand {
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
         vertex = try arguments.option(Self.vertex, as: "last or nearest") { EditService.VertexChoice(rawValue: $0) } ?? .last
-        path = try arguments.positional(SetCommand.file)
-        table = try arguments.positional(SetCommand.table)
-        fidText = try arguments.positional(SetCommand.fid)
+        feature = try FeatureOperand(parsing: &arguments)
     }
 
     mutating func validate() throws {
-        fid = try EditOutput.fid(fidText)
+        try feature.validate()
         point = try EditOutput.coordinate(toText, option: Self.to.name)
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(MoveVertex(table: table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine))
+        let service = EditService(package: try GeoPackage(path: feature.path))
+        let result = try service.run(MoveVertex(table: feature.table, fid: feature.fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

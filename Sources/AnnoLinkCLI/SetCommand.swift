@@ -33,33 +33,28 @@ struct SetCommand: ParsableCommand {
         "oldText", "newText", "oldAnchor", "newAnchor", "oldAngle", "newAngle"}],
         "journalEntry"}; edits of the geometry also "oldGeometry", "newGeometry"
         """)
-    static let arguments = [file, table, fid, values, json]
+    static let arguments = FeatureOperand.arguments + [values, json]
 
     var json: Bool
-    var path: String
-    var table: String
-    var fidText: String
+    var feature: FeatureOperand
     var words: [String]
-    var fid: Int64 = 0
     var values: [FieldAssignment] = []
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
-        path = try arguments.positional(Self.file)
-        table = try arguments.positional(Self.table)
-        fidText = try arguments.positional(Self.fid)
+        feature = try FeatureOperand(parsing: &arguments)
         words = arguments.remainingPositionals()
     }
 
     mutating func validate() throws {
-        fid = try EditOutput.fid(fidText)
+        try feature.validate()
         values = try EditOutput.assignments(words)
         guard !values.isEmpty else { throw CommandError.usage("missing FIELD=VALUE") }
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(SetFields(table: table, fid: fid, values: values, command: EditOutput.commandLine))
+        let service = EditService(package: try GeoPackage(path: feature.path))
+        let result = try service.run(SetFields(table: feature.table, fid: feature.fid, values: values, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

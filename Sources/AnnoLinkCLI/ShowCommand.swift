@@ -24,33 +24,28 @@ struct ShowCommand: ParsableCommand {
          "annotation": [{"annotationTable", "fid", "classID", "text", "anchor": [x, y],
          "angle", "override", "status"}]}
         """)
-    static let arguments = [SetCommand.file, SetCommand.table, SetCommand.fid, json]
+    static let arguments = FeatureOperand.arguments + [json]
 
     var json: Bool
-    var path: String
-    var tableName: String
-    var fidText: String
-    var fid: Int64 = 0
+    var feature: FeatureOperand
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
-        path = try arguments.positional(SetCommand.file)
-        tableName = try arguments.positional(SetCommand.table)
-        fidText = try arguments.positional(SetCommand.fid)
+        feature = try FeatureOperand(parsing: &arguments)
     }
 
     mutating func validate() throws {
-        fid = try EditOutput.fid(fidText)
+        try feature.validate()
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path, readOnly: true))
-        let report = try service.run(ShowFeature(table: tableName, fid: fid))
+        let service = EditService(package: try GeoPackage(path: feature.path, readOnly: true))
+        let report = try service.run(ShowFeature(table: feature.table, fid: feature.fid))
         if json {
             Output.line(try Output.json(report))
             return .success
         }
-        Output.line("\(report.table) fid \(fid)")
+        Output.line("\(report.table) fid \(feature.fid)")
         for column in report.columns {
             Output.line("  \(column) = \(EditOutput.text(report.fields[column] ?? .null))")
         }

@@ -39,14 +39,14 @@ struct CommandParsingTests {
 
     @Test func set() throws {
         let c = try SetCommand.parse(["f.gpkg", "parcels", "12", "Name=Elm Tree", "Length=NULL", "--json"])
-        #expect(c.path == "f.gpkg" && c.table == "parcels" && c.fid == 12 && c.json)
+        #expect(c.feature.path == "f.gpkg" && c.feature.table == "parcels" && c.feature.fid == 12 && c.json)
         #expect(c.values == [FieldAssignment(field: "Name", text: "Elm Tree"), FieldAssignment(field: "Length", text: "NULL")])
         #expect(try SetCommand.parse(["f.gpkg", "t", "1", "A=b=c"]).values == [FieldAssignment(field: "A", text: "b=c")])
     }
 
     @Test func move() throws {
         let c = try MoveCommand.parse(["f.gpkg", "points", "7", "--to", "-77.4, 39.01", "--crs=EPSG:4326"])
-        #expect(c.fid == 7 && c.point == Point(x: -77.4, y: 39.01) && c.crs == "EPSG:4326" && !c.json)
+        #expect(c.feature.fid == 7 && c.point == Point(x: -77.4, y: 39.01) && c.crs == "EPSG:4326" && !c.json)
         #expect(try MoveCommand.parse(["--to", "1,2", "f.gpkg", "points", "7"]).crs == nil)
     }
 
@@ -66,7 +66,7 @@ struct CommandParsingTests {
 
     @Test func delete() throws {
         let c = try DeleteCommand.parse(["f.gpkg", "lines", "9"])
-        #expect(c.fid == 9 && c.table == "lines")
+        #expect(c.feature.fid == 9 && c.feature.table == "lines")
     }
 
     @Test func translate() throws {
@@ -92,7 +92,7 @@ struct CommandParsingTests {
         let info = try InfoCommand.parse(["f.gpkg", "--table", "parcels", "--json"])
         #expect(info.only == "parcels" && info.json)
         let show = try ShowCommand.parse(["f.gpkg", "parcels", "4"])
-        #expect(show.fid == 4 && show.tableName == "parcels")
+        #expect(show.feature.fid == 4 && show.feature.table == "parcels")
     }
 
     @Test func importAndSample() throws {
