@@ -121,7 +121,7 @@ public struct Translate: EditRequest {
     }
 
     public func run(in service: EditService) throws -> TranslateResult {
-        try service.translate(table: table, selection: selection, dx: dx, dy: dy, dryRun: dryRun, command: command)
+        try run(in: service, progress: { _, _ in })
     }
 
     /// Runs the move, telling `progress` how many features of how many are done.
