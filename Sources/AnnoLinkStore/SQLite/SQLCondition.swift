@@ -155,7 +155,7 @@ private final class ReadPolicy {
         case SQLITE_READ:
             // SQLite names no database for the table-level read of a subquery's table.
             if database == nil || database == "main", first?.lowercased() == table { return SQLITE_OK }
-            return deny("it reads table \(SQLIdentifierText.quoted(first ?? "?"))")
+            return deny("it reads table '\(first ?? "?")'")
         case SQLITE_FUNCTION:
             if let name = second?.lowercased(), SQLCondition.allowedFunctions.contains(name) { return SQLITE_OK }
             return deny("it calls \(second ?? "a function")(), which is not one of the allowed pure functions")
@@ -178,21 +178,3 @@ private final class ReadPolicy {
 
 @available(*, unavailable)
 extension ReadPolicy: Sendable {}
-
-/// Names from a file, quoted for a message so that a newline or an escape sequence in them
-/// cannot reach the terminal as such.
-enum SQLIdentifierText {
-    static func quoted(_ name: String) -> String {
-        var result = "'"
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "'": result += "\\'"
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f || (0x80..<0xa0).contains(scalar.value):
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "'"
-    }
-}
