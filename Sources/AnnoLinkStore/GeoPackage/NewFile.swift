@@ -46,9 +46,12 @@ public enum NewFile {
         }
     }
 
+    /// A database file and the files SQLite keeps beside it, by the suffix of their names.
+    static let databaseSuffixes = ["", "-wal", "-shm", "-journal"]
+
     /// Removes a database file and the files SQLite keeps beside it.
     static func removeDatabase(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in databaseSuffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
 
@@ -56,10 +59,11 @@ public enum NewFile {
 /// are kept as C strings made before the signal can come, and the handler only calls
 /// `unlink`, which is safe in a signal handler, then dies of the signal as it would have.
 enum InterruptCleanup {
-    private static let suffixes = ["", "-wal", "-shm", "-journal"]
+    private static let suffixes = NewFile.databaseSuffixes
+    private static let count = suffixes.count
     nonisolated(unsafe) private static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
-        let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 4)
-        paths.initialize(repeating: nil, count: 4)
+        let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: count)
+        paths.initialize(repeating: nil, count: count)
         return paths
     }()
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
@@ -71,7 +75,7 @@ enum InterruptCleanup {
         armed = []
         for number in signals {
             let previous = signal(number) { received in
-                for i in 0..<4 { if let path = InterruptCleanup.paths[i] { unlink(path) } }
+                for i in 0..<InterruptCleanup.count { if let path = InterruptCleanup.paths[i] { unlink(path) } }
                 signal(received, SIG_DFL)
                 raise(received)
             }
@@ -87,7 +91,7 @@ enum InterruptCleanup {
     static func disarm() {
         for number in armed { signal(number, SIG_DFL) }
         armed = []
-        for i in 0..<4 {
+        for i in 0..<count {
             free(paths[i])
             paths[i] = nil
         }
