@@ -61,14 +61,6 @@ struct FaultInjectionTests {
 
     static let long = ProcessInfo.processInfo.environment["ANNOLINK_LONG_TESTS"] == "1"
 
-    /// A file's rows as `Harness.dump` gives them, with the edit times in `gpkg_contents` left
-    /// out (two runs of one edit write different times).
-    static func content(_ path: String) throws -> String {
-        guard FileManager.default.fileExists(atPath: path) else { return "(no file)" }
-        let dump = try Harness.dump(path)
-        return dump.replacingOccurrences(of: #"'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z'"#, with: "'time'", options: .regularExpression)
-    }
-
     static func journalCount(_ path: String) throws -> String {
         guard FileManager.default.fileExists(atPath: path) else { return "" }
         return try Harness.sqlite(path, "SELECT count(*) || ':' || coalesce(sum(undone), 0) FROM annolink_journal")
@@ -77,7 +69,7 @@ struct FaultInjectionTests {
     /// Runs the case's command on `work` (a copy of `pristine`; for commands that make a file,
     /// `out`), with the fault at `n` (nil: no fault); returns the result and the shim's counts.
     static func run(_ c: Case, pristine: String, work: String, out: String, fault n: Int?) throws -> (Harness.Result, counted: Int, injected: Int) {
-        for path in [work, out] { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        for path in [work, out] { Harness.removeDatabase(path) }
         if c.parcels > 0 { try FileManager.default.copyItem(atPath: pristine, toPath: work) }
         let report = work + ".report"
         try? FileManager.default.removeItem(atPath: report)
@@ -99,10 +91,7 @@ struct FaultInjectionTests {
         let out = directory.appendingPathComponent("out.gpkg").path
         if c.parcels > 0 {
             #expect(try Harness.annolink("sample", pristine, "--parcels", String(c.parcels)).status == 0)
-            for sql in c.plant {
-                let planted = try Harness.run("/usr/bin/ogrinfo", ["-q", pristine, "-dialect", "SQLite", "-sql", sql])
-                #expect(planted.status == 0, "\(sql): \(planted.stderr)")
-            }
+            for sql in c.plant { try Harness.gdalSQL(pristine, sql) }
             for setup in c.setup {
                 let done = try Harness.annolink(setup.map { $0 == "F" ? pristine : $0 })
                 #expect(done.status == 0, "\(setup): \(done.stderr)")
@@ -112,10 +101,10 @@ struct FaultInjectionTests {
         // Before: the pristine file (or no file); after: a run without faults.
         try? FileManager.default.removeItem(atPath: work)
         if c.parcels > 0 { try FileManager.default.copyItem(atPath: pristine, toPath: work) }
-        let before = try Self.content(target), journalBefore = try Self.journalCount(target)
+        let before = try Harness.dumpIgnoringTimes(target), journalBefore = try Self.journalCount(target)
         let clean = try Self.run(c, pristine: pristine, work: work, out: out, fault: nil)
         try #require(clean.0.status == 0 || (c.command[0] == "check" && clean.0.status == 1), "\(clean.0.stderr)")
-        let after = try Self.content(target), journalAfter = try Self.journalCount(target)
+        let after = try Harness.dumpIgnoringTimes(target), journalAfter = try Self.journalCount(target)
         // What `check` says of the file as after (the Loudoun import has ArcGIS's own 21 problems).
         let checkAfter = try Harness.annolink("check", target).status
         #expect(after != before)
@@ -133,7 +122,7 @@ struct FaultInjectionTests {
         var faultsInjected = 0, endedBefore = 0, endedAfter = 0
         for n in tried {
             let (result, _, injected) = try Self.run(c, pristine: pristine, work: work, out: out, fault: n)
-            let state = try Self.content(target)
+            let state = try Harness.dumpIgnoringTimes(target)
             let label = "\(c.name), fault at write \(n) of \(total)"
             if injected == 0 {
                 // The command finished before the Nth write (it wrote less this time).

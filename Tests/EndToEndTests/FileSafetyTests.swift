@@ -12,19 +12,13 @@ struct FileSafetyTests {
         return path
     }
 
-    /// Writes with GDAL's SQLite dialect, whose ST_ functions serve the R-tree triggers.
-    func gdalSQL(_ path: String, _ sql: String) throws {
-        let result = try Harness.run("/usr/bin/ogrinfo", ["-q", path, "-dialect", "SQLite", "-sql", sql])
-        #expect(result.status == 0 && !result.stderr.contains("ERROR"), "\(sql): \(result.stderr)")
-    }
-
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
     @Test("D4: a damaged geometry header is one invalid-geometry problem; the check goes on")
     func damagedHeader() throws {
         let path = try sample("d4.gpkg")
-        try gdalSQL(path, "UPDATE address_points SET geom = CAST(X'5858' || substr(geom, 3) AS BLOB) WHERE fid = 2")
-        try gdalSQL(path, "UPDATE parcel_lines_anno SET TextString = 'WRONG' WHERE fid = 1")
+        try Harness.gdalSQL(path, "UPDATE address_points SET geom = CAST(X'5858' || substr(geom, 3) AS BLOB) WHERE fid = 2")
+        try Harness.gdalSQL(path, "UPDATE parcel_lines_anno SET TextString = 'WRONG' WHERE fid = 1")
         let result = try Harness.annolink("check", path)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("invalid-geometry address_points fid 2: its geometry cannot be read"), "\(result.stdout)")
@@ -96,7 +90,7 @@ struct FileSafetyTests {
     @Test("D8: translate refuses a row whose geometry column holds text, and changes nothing")
     func textGeometry() throws {
         let path = try sample("d8.gpkg")
-        try gdalSQL(path, "UPDATE parcel_lines SET geom = 'hello' WHERE fid = 4")
+        try Harness.gdalSQL(path, "UPDATE parcel_lines SET geom = 'hello' WHERE fid = 4")
         let before = try Harness.dump(path, excluding: [])
         let result = try Harness.annolink("translate", path, "parcel_lines", "--fids", "4,5", "--by", "1,1")
         #expect(result.status == 65, "\(result.stderr)")
@@ -243,7 +237,7 @@ struct FullDiskTests {
         let path = disk + "/small.gpkg"
         #expect(try Harness.annolink("sample", path, "--parcels", "200").status == 0)
         // Changes every label, so that regenerate has something to write.
-        _ = try Harness.run("/usr/bin/ogrinfo", ["-q", path, "-dialect", "SQLite", "-sql", "UPDATE address_points SET AD_ADDRESS = AD_ADDRESS + 1"])
+        try Harness.gdalSQL(path, "UPDATE address_points SET AD_ADDRESS = AD_ADDRESS + 1")
         let before = try Harness.dump(path, excluding: [])
         // Fill what is left of the disk.
         let filler = disk + "/filler"

@@ -76,6 +76,34 @@ extension Harness {
         try contentDump(of: path, excluding: excluding)
     }
 
+    /// `dump(path)` with the edit times (`gpkg_contents.last_change`, ISO 8601 text) made
+    /// equal, for comparing a file with a second run of the same edit; "(no file)" when there
+    /// is none.
+    static func dumpIgnoringTimes(_ path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "(no file)" }
+        return try dump(path).replacingOccurrences(of: #"'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z'"#, with: "'time'", options: .regularExpression)
+    }
+
+    /// Copies the database `from` to `to`, removing whatever database (and WAL, shared-memory
+    /// or journal file) was at `to`.
+    static func copyDatabase(_ from: String, to: String) throws {
+        removeDatabase(to)
+        try FileManager.default.copyItem(atPath: from, toPath: to)
+    }
+
+    /// Removes a database file and the files SQLite keeps beside it.
+    static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Writes with one SQL statement through GDAL (`ogrinfo`, SQLite dialect), whose ST_
+    /// functions serve the GeoPackage R-tree triggers, as another program would: the plain
+    /// `sqlite3` shell cannot write a feature table's geometry.
+    static func gdalSQL(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try ExternalTool.ogrinfo.run(["-q", path, "-dialect", "SQLite", "-sql", sql])
+        #expect(result.status == 0 && !result.stderr.contains("ERROR"), "\(sql): \(result.stderr)", sourceLocation: sourceLocation)
+    }
+
     /// Imports the Loudoun geodatabase into a new file in a fresh folder; nil, with an issue
     /// recorded, when the import fails.
     static func importLoudoun() throws -> String? {

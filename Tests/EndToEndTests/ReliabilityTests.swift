@@ -20,15 +20,6 @@ struct ReliabilityTests {
         }
     }
 
-    static func content(_ path: String) throws -> String {
-        try Harness.dump(path).replacingOccurrences(of: #"'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z'"#, with: "'time'", options: .regularExpression)
-    }
-
-    static func copy(_ from: String, _ to: String) throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: to + suffix) }
-        try FileManager.default.copyItem(atPath: from, toPath: to)
-    }
-
     /// Starts `annolink arguments`, kills it with SIGKILL after `delay` seconds if it still
     /// runs; returns whether it was killed.
     static func runKilled(_ arguments: [String], after delay: Double) throws -> Bool {
@@ -67,15 +58,15 @@ struct ReliabilityTests {
             ["undo", "F"],
         ]
         // Before and after of each kind, and how long a clean run takes.
-        let before = try Self.content(pristine)
+        let before = try Harness.dumpIgnoringTimes(pristine)
         var afters: [String] = [], durations: [Double] = []
         for kind in kinds {
-            try Self.copy(pristine, work)
+            try Harness.copyDatabase(pristine, to: work)
             let started = Date()
             let done = try Harness.annolink(kind.map { $0 == "F" ? work : $0 })
             durations.append(Date().timeIntervalSince(started))
             #expect(done.status == 0, "\(kind): \(done.stderr)")
-            afters.append(try Self.content(work))
+            afters.append(try Harness.dumpIgnoringTimes(work))
         }
         var generator = SeededGenerator(state: 20_261_201)
         let trials = Self.long ? 300 : 45
@@ -84,10 +75,10 @@ struct ReliabilityTests {
             let k = Int.random(in: 0..<kinds.count, using: &generator)
             // Up to nine tenths of a clean run, so that most runs are still going when killed.
             let delay = Double.random(in: 0...(durations[k] * 0.9), using: &generator)
-            try Self.copy(pristine, work)
+            try Harness.copyDatabase(pristine, to: work)
             let wasKilled = try Self.runKilled(kinds[k].map { $0 == "F" ? work : $0 }, after: delay)
             if wasKilled { killed += 1 }
-            let state = try Self.content(work)
+            let state = try Harness.dumpIgnoringTimes(work)
             let label = "trial \(trial): \(kinds[k][0]) killed after \(String(format: "%.3f", delay)) s"
             // check --fix and annotate --regenerate on a clean file change nothing.
             if state == afters[k] && state != before {
@@ -108,7 +99,7 @@ struct ReliabilityTests {
                 let result = try Harness.annolink(step, work)
                 #expect(result.status == 0, "\(label): \(step): \(result.stderr)")
             }
-            #expect(try Self.content(work) == state, "\(label): \(steps.joined(separator: " then ")) did not give the file back")
+            #expect(try Harness.dumpIgnoringTimes(work) == state, "\(label): \(steps.joined(separator: " then ")) did not give the file back")
         }
         // A loaded machine runs a command slower than its clean run was: fewer are killed then.
         #expect(killed >= trials / 8, "too few runs were killed part-way (\(killed) of \(trials))")
