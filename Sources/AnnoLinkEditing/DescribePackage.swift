@@ -40,7 +40,7 @@ public struct DescribePackage: EditRequest {
             var whereClauseProblem: String?
             do {
                 var originSQL = "SELECT count(*) FROM \(quoteIdentifier(c.originTable))"
-                if let clause = c.whereClause, !clause.allSatisfy(\.isWhitespace) {
+                if let clause = c.selectingClause {
                     originSQL += " WHERE \(try package.connection.condition(clause, on: c.originTable).sql)"
                 }
                 originCount = try package.connection.scalarInt(originSQL) ?? 0

@@ -78,7 +78,7 @@ public final class AnnotationEngine {
         // A where clause stored in a file is input from anyone: checked here, once, and only the
         // checked condition is ever pasted into SQL.
         var condition: SQLCondition?
-        if let clause = definition.whereClause, !clause.allSatisfy(\.isWhitespace) {
+        if let clause = definition.selectingClause {
             do {
                 condition = try package.connection.condition(clause, on: originTable.name)
             } catch let refusal as SQLCondition.Refusal {

@@ -18,6 +18,11 @@ public struct AnnotationClass: Hashable, Sendable {
     public var originTable: String
     /// An SQL condition on the origin table selecting the features the class labels; nil for all.
     public var whereClause: String?
+    /// The where clause that selects: nil when there is none or it is blank (every feature).
+    /// Pasted into SQL only after `Connection.condition(_:on:)` has checked it.
+    public var selectingClause: String? {
+        whereClause.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+    }
     /// The label expression (the Arcade subset of SPEC §3).
     public var expression: String
     /// Font family name, e.g. `Tahoma`.

@@ -59,7 +59,7 @@ extension GeoPackage {
             try createAnnotationRegistry()
             _ = try featureTable(c.annotationTable)
             let origin = try featureTable(c.originTable)
-            if let clause = c.whereClause, !clause.allSatisfy(\.isWhitespace) {
+            if let clause = c.selectingClause {
                 do {
                     _ = try connection.condition(clause, on: origin.name)
                 } catch let refusal as SQLCondition.Refusal {
