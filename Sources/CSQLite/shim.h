@@ -29,9 +29,4 @@ static inline int annolink_sqlite_harden(sqlite3 *db, int trust_schema) {
     return rc;
 }
 
-/// Reads a boolean connection setting (`op` one of the SQLITE_DBCONFIG_… flags) without
-/// changing it; *current receives 0 or 1.
-static inline int annolink_sqlite_db_config_read(sqlite3 *db, int op, int *current) {
-    return sqlite3_db_config(db, op, -1, current);
-}
 #endif
