@@ -31,9 +31,13 @@ let package = Package(
         .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
+        // The HTTP service: FeatureServer and OGC API Features routes over the edit service.
+        .target(name: "AnnoLinkService", dependencies: [
+            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing",
+        ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",
-            "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch",
+            "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService",
         ]),
         .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
@@ -58,6 +62,9 @@ let package = Package(
         ]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AnnoLinkServiceTests", dependencies: [
+            "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkTestSupport",
+        ]),
         .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkTestSupport"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`
         // builds it first, and the harness runs the one beside the test bundle.
