@@ -73,7 +73,7 @@ struct IdentifyCommand: ParsableCommand {
     }
 
     mutating func validate() throws {
-        point = try EditOutput.coordinate(locationText, option: Self.location.name)
+        point = try EditOutput.coordinate(locationText, option: "the location")
         if let toleranceText {
             guard let value = decimalNumber(toleranceText), value.isFinite, value >= 0 else {
                 throw CommandError.usage("--tolerance expects a distance of at least 0 in map units, not '\(toleranceText)'")

@@ -229,7 +229,10 @@ struct CommandParsingTests {
     }
 
     @Test func usageLines() {
-        #expect(SetCommand.help.hasPrefix("usage: annolink set FILE.gpkg TABLE FID FIELD=VALUE... [--json]\n"))
+        #expect(SetCommand.help.hasPrefix("usage: annolink set FILE.gpkg TABLE (FID | --at X,Y) [--crs CRS] FIELD=VALUE... [--json]\n"))
+        #expect(MoveCommand.help.hasPrefix("usage: annolink move FILE.gpkg TABLE (FID | --at X,Y) --to X,Y [--crs CRS] [--json]\n"))
+        #expect(IdentifyCommand.help.hasPrefix(
+            "usage: annolink identify FILE.gpkg X,Y [--crs CRS] [--tolerance D] [--table T] [--json]\n"))
         #expect(AddCommand.help.hasPrefix("usage: annolink add FILE.gpkg TABLE --geometry WKT|GEOJSON [--crs CRS] [FIELD=VALUE...] [--json]\n"))
         #expect(TranslateCommand.help.hasPrefix("""
             usage: annolink translate FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)
