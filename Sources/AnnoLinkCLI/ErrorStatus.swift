@@ -119,7 +119,8 @@ extension EditError {
     var exitStatus: ExitStatus {
         switch self {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate, .coordinateOutOfRange,
-            .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation:
+            .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
+            .conflictingCRS:
             .dataError
         }
     }

@@ -30,6 +30,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `candidates` lists those within the tolerance, nearest first, `more` how many were left off.
     case ambiguousLocation(table: String, location: String, tolerance: Double, candidates: [LocationCandidate], more: Int)
 
+    /// A geometry's Esri JSON `spatialReference` names another CRS than the one given with it.
+    case conflictingCRS(given: String, spatialReference: String)
+
     /// A feature near a location: its fid and distance (CRS units of its table).
     public struct LocationCandidate: Hashable, Sendable {
         public var fid: Int64
@@ -55,6 +58,8 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             "coordinate \(String(format: "%g", value)) is outside what the CRS of \(table) can hold (at most ±\(String(format: "%.0f", limit)) \(unit))"
         case .invalidSelection(let reason): "invalid selection: \(reason)"
         case .emptySelection(let text): text
+        case .conflictingCRS(let given, let reference):
+            "the geometry's spatialReference (\(reference)) and the CRS given (\(given)) differ: give one of them, or the same"
         case .invalidTolerance(let value): "the tolerance must be a finite number of at least 0, not \(value)"
         case .noReferenceScale(let table):
             "the file has no annotation class to take a reference scale from, so there is no default tolerance for \(table): give one"

@@ -76,6 +76,7 @@ struct ErrorStatusTests {
             Case(EditError.invalidSelection("not read-only"), .dataError),
             Case(EditError.emptySelection("no feature of roads is inside the box"), .dataError),
             Case(EditError.invalidTolerance(-1), .dataError),
+            Case(EditError.conflictingCRS(given: "EPSG:2924", spatialReference: "wkid 4326 = EPSG:4326"), .dataError),
             Case(EditError.noReferenceScale(table: "roads"), .dataError),
             Case(EditError.nothingAtLocation(table: "roads", location: "1,2", tolerance: 13.889), .dataError),
             Case(EditError.ambiguousLocation(table: "roads", location: "1,2", tolerance: 13.889,
