@@ -140,4 +140,39 @@ struct IdentifyEndToEndTests {
         let missing = try Harness.annolink("identify", path + ".missing", "1,2")
         #expect(missing.status == 66)
     }
+
+    @Test("add --geometry with Esri JSON in EPSG:4326 (wkid) lands where cs2cs says; identify finds it; a contradicting --crs is refused")
+    func addEsriJSON() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let esri = #"{"x":-77.4163,"y":39.0209,"spatialReference":{"wkid":4326}}"#
+        let add = try Harness.annolink("add", path, Self.points, "--geometry", esri, "AD_ADDRESS=45770", "ST_STR_NAM=ESRI",
+                                       "GlobalID={00000000-0000-0000-0000-000000000001}", "--json")
+        #expect(add.status == 0, "\(add.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(add.stdout.utf8)) as? [String: Any])
+        let fid = try #require((object["fid"] as? NSNumber)?.stringValue)
+        let stored = try #require((object["newGeometry"] as? [String: Any])?["coordinates"] as? [Double])
+        // cs2cs takes EPSG:4326 as latitude, longitude.
+        let oracle = try ExternalTool.cs2cs.output(["-f", "%.6f", "EPSG:4326", "EPSG:2924"], input: "39.0209 -77.4163\n")
+            .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
+        #expect(oracle.count >= 2 && abs(stored[0] - oracle[0]) < 0.001 && abs(stored[1] - oracle[1]) < 0.001, "\(stored) vs \(oracle)")
+        #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)") == "45770 ESRI")
+        let identify = try Harness.annolink("identify", path, "-77.4163,39.0209", "--crs", "EPSG:4326", "--table", Self.points)
+        #expect(identify.stdout.contains("\n  \(Self.points) fid \(fid) (POINT) at 0.000\n"), "\(identify.stdout)")
+
+        // The same CRS named twice is fine; a different one is refused and nothing is written.
+        let same = try Harness.annolink("add", path, Self.points, "--crs", "EPSG:4326", "--geometry", esri.replacingOccurrences(of: "77.4163", with: "77.4162"),
+                                        "ST_STR_NAM=ESRI", "GlobalID={00000000-0000-0000-0000-000000000002}")
+        #expect(same.status == 0, "\(same.stderr)")
+        let before = try Harness.dump(path, excluding: [])
+        let conflict = try Harness.annolink("add", path, Self.points, "--crs", "EPSG:2924", "--geometry", esri, "ST_STR_NAM=ESRI",
+                                            "GlobalID={00000000-0000-0000-0000-000000000003}")
+        #expect(conflict.status == 65)
+        #expect(conflict.stderr == "error: the geometry's spatialReference (wkid 4326 = EPSG:4326) and the CRS given (EPSG:2924) differ: " +
+            "give one of them, or the same\n")
+        let unknown = try Harness.annolink("add", path, Self.points, "--geometry", #"{"x":1,"y":2,"spatialReference":{"wkid":999999}}"#)
+        #expect(unknown.status == 65 && unknown.stderr.hasPrefix("error: unknown coordinate reference system 'wkid 999999 (neither EPSG:999999 nor ESRI:999999)'"))
+        let malformed = try Harness.annolink("add", path, Self.points, "--geometry", #"{"x":1,"spatialReference":{"wkid":4326}}"#)
+        #expect(malformed.status == 64 && malformed.stderr.hasPrefix("error: --geometry: Esri JSON: "), "\(malformed.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+    }
 }
