@@ -38,6 +38,9 @@ extension SketchSession {
         LineCommand(name: "undo", usage: "undo", summary: "put back a picked-up element, or else undo the last edit", run: { try $0.undo($1) }),
         LineCommand(name: "redo", usage: "redo", summary: "redo the last undone edit", run: { try $0.redo($1) }),
         LineCommand(name: "delete", usage: "delete", summary: "delete the selected element", run: { try $0.delete($1) }),
+        LineCommand(name: "geometry", usage: "geometry WKT|GEOJSON|ESRIJSON",
+            summary: "replace the sketch with a geometry typed as text (JSON in single quotes; Esri JSON's spatialReference is honoured)",
+            run: { try $0.replaceGeometry($1) }),
         LineCommand(name: "clear", usage: "clear", summary: "empty the sketch (keeps its type)", run: { try $0.clear($1) }),
         LineCommand(name: "select-vertex", usage: "select-vertex PART VERTEX", summary: "select a vertex by index", run: { try $0.selectVertex($1) }),
         LineCommand(name: "select-mid-vertex", usage: "select-mid-vertex PART SEGMENT", summary: "select a mid-vertex by segment index",
@@ -354,6 +357,26 @@ extension SketchSession {
         guard !editor.isEmpty else { throw CommandError("the sketch is empty already", status: .dataError) }
         try editor.clearGeometry()
         return ["cleared the sketch"]
+    }
+
+    /// As Esri's `replaceGeometry`: the sketch becomes the geometry given as WKT, GeoJSON or
+    /// Esri JSON, in the map's CRS or, for Esri JSON with a spatial reference, transformed from
+    /// it with PROJ. One undo step.
+    func replaceGeometry(_ words: [String]) throws -> [String] {
+        guard !words.isEmpty else { throw CommandError.usage("usage: geometry WKT|GEOJSON|ESRIJSON") }
+        _ = try editing()
+        let input: GeometryInput
+        do {
+            input = try GeometryInput(text: words.joined(separator: " "))
+        } catch {
+            throw CommandError.usage("geometry: \(error)")
+        }
+        let target = srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+        let from = try input.referenceSystem(given: nil)
+        try editor.replaceGeometry(try input.geometry(in: target, given: nil))
+        let count = editor.sketch?.parts.reduce(0) { $0 + $1.count } ?? 0
+        return ["replaced the sketch with the \(input.format.rawValue) geometry\(from.map { " (from \($0))" } ?? ""): " +
+            "\(count) \(count == 1 ? "vertex" : "vertices")"]
     }
 
     func selectVertex(_ words: [String]) throws -> [String] {

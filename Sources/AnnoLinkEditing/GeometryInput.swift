@@ -69,6 +69,17 @@ public struct GeometryInput: Hashable, Sendable {
         return given ?? named
     }
 
+    /// The geometry in the CRS `target`: transformed with PROJ from the CRS
+    /// `referenceSystem(given:)` names, as it is when that names none.
+    ///
+    /// - Throws: as `referenceSystem(given:)`, and PROJ's errors for a transformation that
+    ///   fails.
+    public func geometry(in target: String, given: String?) throws -> Geometry {
+        guard let source = try referenceSystem(given: given) else { return geometry }
+        guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }
+        return try CoordinateTransformer().transform(geometry, from: source, to: target)
+    }
+
     /// The spatial reference as Esri JSON wrote it, for messages.
     var spatialReferenceText: String {
         [wkid.map { "wkid \($0)" }, latestWkid.map { "latestWkid \($0)" }].compactMap { $0 }.joined(separator: ", ")

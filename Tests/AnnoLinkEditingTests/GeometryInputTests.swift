@@ -54,6 +54,20 @@ struct GeometryInputTests {
         #expect(throws: EngineError.self) { try input(999_999).referenceSystem(given: nil) }
     }
 
+    @Test("geometry(in:given:): as given without a spatial reference, transformed from it with one")
+    func transformed() throws {
+        let wkt = try GeometryInput(text: "POINT (11790000 7056000)")
+        #expect(try wkt.geometry(in: "EPSG:2924", given: nil) == .point(Point(x: 11_790_000, y: 7_056_000)))
+        let esri = try GeometryInput(text: #"{"x":-77.4,"y":39.0,"spatialReference":{"wkid":4326}}"#)
+        guard case .point(let p) = try esri.geometry(in: "EPSG:2924", given: nil) else {
+            Issue.record("not a point")
+            return
+        }
+        // cs2cs EPSG:4326 EPSG:2924 of latitude 39.0, longitude -77.4 (as in the move test).
+        #expect(close(p, Point(x: 11_795_528.155108, y: 7_049_104.096804), within: 0.001), "\(p)")
+        #expect(throws: EditError.self) { try esri.geometry(in: "EPSG:2924", given: "EPSG:3857") }
+    }
+
     @Test("add with an Esri JSON point in EPSG:4326 (wkid) stores it where cs2cs puts it in EPSG:2924, with its label")
     func addEsriJSON() throws {
         let s = try EditScratch()

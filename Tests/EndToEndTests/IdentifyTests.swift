@@ -175,4 +175,30 @@ struct IdentifyEndToEndTests {
         #expect(malformed.status == 64 && malformed.stderr.hasPrefix("error: --geometry: Esri JSON: "), "\(malformed.stderr)")
         #expect(try Harness.dump(path, excluding: []) == before)
     }
+
+    @Test("the sketch's geometry command reads Esri JSON in EPSG:4326 (wkid) and save writes it where cs2cs says")
+    func sketchEsriJSON() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let fid = try Harness.sqlite(path, "SELECT min(fid) FROM \(Self.lines)")
+        let script = """
+            edit \(Self.lines) \(fid)
+            geometry '{"paths":[[[-77.4163,39.0209],[-77.4160,39.0207]]],"spatialReference":{"wkid":4326}}'
+            save
+
+            """
+        let result = try Harness.run(Harness.binary, ["sketch", path], stdin: script)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("replaced the sketch with the Esri JSON geometry (from EPSG:4326): 2 vertices\n"))
+        let shown = try Harness.annolink("show", path, Self.lines, fid, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let stored = try #require((object["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
+        let oracle = try ExternalTool.cs2cs.output(["-f", "%.6f", "EPSG:4326", "EPSG:2924"], input: "39.0209 -77.4163\n39.0207 -77.4160\n")
+            .split(separator: "\n").map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) } }
+        #expect(stored.count == 2 && oracle.count == 2)
+        for (a, b) in zip(stored, oracle) { #expect(abs(a[0] - b[0]) < 0.001 && abs(a[1] - b[1]) < 0.001, "\(a) vs \(b)") }
+
+        // A polygon cannot replace a line: the script stops there with exit 65.
+        let wrong = try Harness.run(Harness.binary, ["sketch", path], stdin: "edit \(Self.lines) \(fid)\ngeometry '{\"rings\":[[[0,0],[0,1],[1,1],[0,0]]]}'\n")
+        #expect(wrong.status == 65 && wrong.stderr.contains("the sketch is a polyline; a polygon cannot replace it"), "\(wrong.stderr)")
+    }
 }
