@@ -7,15 +7,16 @@ import Foundation
 struct IdentifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "identify",
-        abstract: "list the features and annotation near a location, nearest first",
+        abstract: "list the features and annotation rows near a location",
         discussion: """
             Lists the features within the tolerance of X,Y, each with its linked annotation, and
             then, separately, the annotation rows whose footprint is within it (with the feature
             each is linked to). Features come as a map draws them, top down: points, then lines,
-            then polygons, nearest first within each; annotation rows nearest first. Every feature table and annotation table is
-            searched, or only --table. Each table is searched in its own CRS: the spatial index
-            (R-tree) finds the rows near the location and GEOS measures the distance (planar, 0
-            inside a polygon or a footprint). Only reads.
+            then polygons, nearest first within each; annotation rows nearest first. Every
+            feature table and annotation table is searched, or only --table. Each table is
+            searched in its own CRS: the spatial index (R-tree) finds the rows near the location
+            and GEOS measures the distance (planar, 0 inside a polygon or a footprint). Only
+            reads.
 
             The default tolerance is 10 points of text at the reference scale of the table's
             annotation classes: 10/72 inch × the scale on the ground, in the map units of the
@@ -32,7 +33,7 @@ struct IdentifyCommand: ParsableCommand {
             66 no such file.
             """,
         example: """
-            annolink identify loudoun.gpkg -77.4012,39.0101 --crs EPSG:4326
+            annolink identify loudoun.gpkg -77.41643,39.02078 --crs EPSG:4326
             annolink identify loudoun.gpkg 11790768.57,7056614.63 --table Loudoun_Address_Points_1 --tolerance 5
             """)
 
