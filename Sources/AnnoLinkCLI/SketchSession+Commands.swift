@@ -207,37 +207,16 @@ extension SketchSession {
         return ["selected \(element.description); view centred on it"]
     }
 
-    /// The topmost feature within `radius` of `location`: points above lines above polygons,
-    /// the nearest first within a rank, then table order and fid.
+    /// The topmost feature within `radius` of `location` in a table of the map's CRS: points
+    /// above lines above polygons, the nearest first within a rank, then table order and fid
+    /// (`Identify`'s order).
     private func identifyFeature(at location: Point, radius: Double) throws -> (FeatureTable, Feature)? {
-        var best: (rank: Int, distance: Double, order: Int, table: FeatureTable, feature: Feature)?
-        let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
-        for (order, name) in try package.featureTableNames().enumerated() where !annotation.contains(name.lowercased()) {
-            let table = try package.featureTable(name)
+        for hit in try service.run(Identify(location: location, tolerance: radius)).features {
+            let table = try package.featureTable(hit.table)
             guard table.srsID == srs.srsID else { continue }
-            var condition: String?
-            var bindings: [SQLValue] = []
-            if table.hasSpatialIndex {
-                condition = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) " +
-                    "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)"
-                bindings = [.real(location.x - radius), .real(location.x + radius), .real(location.y - radius), .real(location.y + radius)]
-            }
-            try package.forEachFeature(table, where: condition, bindings: bindings) { feature in
-                guard let geometry = feature.geometry else { return }
-                let distance = HitTest.distance(from: location, to: geometry)
-                guard distance <= radius else { return }
-                let rank: Int
-                switch geometry.kind {
-                case .point, .multiPoint: rank = 0
-                case .lineString, .multiLineString: rank = 1
-                case .polygon, .multiPolygon: rank = 2
-                }
-                if best == nil || (rank, distance, order, feature.fid) < (best!.rank, best!.distance, best!.order, best!.feature.fid) {
-                    best = (rank, distance, order, table, feature)
-                }
-            }
+            return (table, try package.feature(table, fid: hit.fid))
         }
-        return best.map { ($0.table, $0.feature) }
+        return nil
     }
 
     func discard(_ words: [String]) throws -> [String] {
