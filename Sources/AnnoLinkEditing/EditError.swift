@@ -24,8 +24,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidTolerance(Double)
     /// No tolerance was given and no annotation class gives a reference scale to take one from.
     case noReferenceScale(table: String)
-    /// `TABLE --at X,Y` found no feature within the tolerance (CRS units of the table).
-    case nothingAtLocation(table: String, location: String, tolerance: Double)
+    /// `TABLE --at X,Y` found no feature within the tolerance (CRS units of the table);
+    /// `nearest` lists the nearest beyond it (within 1000 times the tolerance), nearest first.
+    case nothingAtLocation(table: String, location: String, tolerance: Double, nearest: [LocationCandidate])
     /// `TABLE --at X,Y` found two or more features equally near (`PickFeature.tieFraction`);
     /// `candidates` lists those within the tolerance, nearest first, `more` how many were left off.
     case ambiguousLocation(table: String, location: String, tolerance: Double, candidates: [LocationCandidate], more: Int)
@@ -63,19 +64,27 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidTolerance(let value): "the tolerance must be a finite number of at least 0, not \(value)"
         case .noReferenceScale(let table):
             "the file has no annotation class to take a reference scale from, so there is no default tolerance for \(table): give one"
-        case .nothingAtLocation(let table, let location, let tolerance):
-            "nothing in \(table) within \(Self.distance(tolerance)) (map units) of \(location); 'annolink identify --tolerance' lists what is farther"
+        case .nothingAtLocation(let table, let location, let tolerance, let nearest):
+            "nothing in \(table) within \(Self.distance(tolerance)) (map units) of \(location)" +
+                (nearest.isEmpty ? ", nor within \(Self.distance(tolerance * 1000))" : "; the nearest beyond it:")
         case .ambiguousLocation(let table, let location, let tolerance, let candidates, let more):
             "\(location) is ambiguous: the nearest of the \(candidates.count + more) features of \(table) within " +
                 "\(Self.distance(tolerance)) (map units) are equally near (\(Self.distance(candidates.first?.distance ?? 0))); give the FID"
         }
     }
 
-    /// The candidates of `ambiguousLocation`, one line each (`fid 12 at 0.000`), for a front end
-    /// to show after the message; empty for every other case.
+    /// The candidates of `ambiguousLocation` and the nearest features of `nothingAtLocation`,
+    /// one line each (`fid 12 at 0.000`), for a front end to show after the message; empty for
+    /// every other case.
     public var candidateLines: [String] {
-        guard case .ambiguousLocation(_, _, _, let candidates, let more) = self else { return [] }
-        return candidates.map { "fid \($0.fid) at \(Self.distance($0.distance))" } + (more > 0 ? ["and \(more) more"] : [])
+        switch self {
+        case .ambiguousLocation(_, _, _, let candidates, let more):
+            candidates.map { "fid \($0.fid) at \(Self.distance($0.distance))" } + (more > 0 ? ["and \(more) more"] : [])
+        case .nothingAtLocation(_, _, _, let nearest):
+            nearest.map { "fid \($0.fid) at \(Self.distance($0.distance))" }
+        default:
+            []
+        }
     }
 
     /// A distance in CRS units as messages show it: three decimals.

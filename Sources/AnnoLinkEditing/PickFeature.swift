@@ -6,7 +6,8 @@ import AnnoLinkStore
 ///
 /// The search is `Identify`'s, in one table with the default tolerance (10 points at the
 /// reference scale). The nearest feature is picked; the location is refused when nothing is
-/// within the tolerance, and when the nearest two are equally near: their distances differ by
+/// within the tolerance (listing the `listedNearest` nearest within 1000 times it), and when the
+/// nearest two are equally near: their distances differ by
 /// at most `tieFraction` of the tolerance (a millionth: 0.000014 ft at 1:1200 in EPSG:2924), as
 /// at a vertex two lines share or inside two overlapping polygons. On an annotation table the
 /// rows' footprints are searched.
@@ -21,6 +22,8 @@ public struct PickFeature: EditRequest {
     public static let tieFraction = 1e-6
     /// How many candidates a refusal lists at most.
     public static let listedCandidates = 10
+    /// How many of the nearest features beyond the tolerance an empty location lists.
+    public static let listedNearest = 3
 
     public init(table: String, location: Point, crs: String? = nil) {
         self.table = table
@@ -33,18 +36,30 @@ public struct PickFeature: EditRequest {
     public func run(in service: EditService) throws -> PickedFeature {
         let found = try service.run(Identify(location: location, crs: crs, table: table))
         guard let searched = found.searched.first else { throw StoreError.unknownTable(table) }
-        let candidates = searched.isAnnotation
-            ? found.annotation.map { EditError.LocationCandidate(fid: $0.row.fid ?? 0, distance: $0.distance) }
-            : found.features.map { EditError.LocationCandidate(fid: $0.fid, distance: $0.distance) }
+        let candidates = Self.candidates(found, annotation: searched.isAnnotation)
         let place = "\(Self.format(location.x)),\(Self.format(location.y))\(crs.map { " (\($0))" } ?? "")"
         guard let nearest = candidates.first else {
-            throw EditError.nothingAtLocation(table: searched.table, location: place, tolerance: searched.tolerance)
+            // What is farther, so that the user sees how far off the location was: the window
+            // grows tenfold up to 1000 times the tolerance.
+            var farther: [EditError.LocationCandidate] = []
+            for factor in [10.0, 100.0, 1000.0] where farther.isEmpty {
+                let wider = try service.run(Identify(location: location, crs: crs, tolerance: searched.tolerance * factor, table: table))
+                farther = Array(Self.candidates(wider, annotation: searched.isAnnotation).prefix(Self.listedNearest))
+            }
+            throw EditError.nothingAtLocation(table: searched.table, location: place, tolerance: searched.tolerance, nearest: farther)
         }
         if candidates.count > 1, candidates[1].distance - nearest.distance <= searched.tolerance * Self.tieFraction {
             throw EditError.ambiguousLocation(table: searched.table, location: place, tolerance: searched.tolerance,
                                               candidates: Array(candidates.prefix(Self.listedCandidates)), more: max(0, candidates.count - Self.listedCandidates))
         }
         return PickedFeature(table: searched.table, fid: nearest.fid, distance: nearest.distance)
+    }
+
+    /// The fids and distances of what `found` lists of the table's kind, in its order.
+    static func candidates(_ found: IdentifyResult, annotation: Bool) -> [EditError.LocationCandidate] {
+        annotation
+            ? found.annotation.map { EditError.LocationCandidate(fid: $0.row.fid ?? 0, distance: $0.distance) }
+            : found.features.map { EditError.LocationCandidate(fid: $0.fid, distance: $0.distance) }
     }
 
     /// A coordinate as typed: no exponent, no trailing zeros.

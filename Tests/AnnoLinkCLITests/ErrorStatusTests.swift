@@ -78,7 +78,7 @@ struct ErrorStatusTests {
             Case(EditError.invalidTolerance(-1), .dataError),
             Case(EditError.conflictingCRS(given: "EPSG:2924", spatialReference: "wkid 4326 = EPSG:4326"), .dataError),
             Case(EditError.noReferenceScale(table: "roads"), .dataError),
-            Case(EditError.nothingAtLocation(table: "roads", location: "1,2", tolerance: 13.889), .dataError),
+            Case(EditError.nothingAtLocation(table: "roads", location: "1,2", tolerance: 13.889, nearest: [.init(fid: 4, distance: 20)]), .dataError),
             Case(EditError.ambiguousLocation(table: "roads", location: "1,2", tolerance: 13.889,
                                              candidates: [.init(fid: 1, distance: 0), .init(fid: 2, distance: 0)], more: 0), .dataError),
 

@@ -64,7 +64,7 @@ struct FeatureOperandTests {
         #expect(usageError(IdentifyCommand.self, ["f.gpkg", "1,2", "--bogus"]) == "unknown option --bogus")
     }
 
-    @Test("an ambiguous location: one error line, then the candidates indented; other errors have no details")
+    @Test("an ambiguous or empty location: one error line, then the candidates indented; other errors have no details")
     func details() {
         let error = EditError.ambiguousLocation(table: "lines", location: "1,2", tolerance: 13.8889,
             candidates: [.init(fid: 7, distance: 0), .init(fid: 9, distance: 1e-7), .init(fid: 3, distance: 4.25)], more: 2)
@@ -72,7 +72,12 @@ struct FeatureOperandTests {
         #expect(status == .dataError)
         #expect(message == "1,2 is ambiguous: the nearest of the 5 features of lines within 13.889 (map units) are equally near (0.000); give the FID")
         #expect(AnnoLinkCommand.details(error) == ["fid 7 at 0.000", "fid 9 at 0.000", "fid 3 at 4.250", "and 2 more"])
-        #expect(AnnoLinkCommand.details(EditError.nothingAtLocation(table: "lines", location: "1,2", tolerance: 1)).isEmpty)
+        let nothing = EditError.nothingAtLocation(table: "lines", location: "1,2", tolerance: 1, nearest: [.init(fid: 4, distance: 2.5)])
+        #expect(AnnoLinkCommand.describe(nothing).0 == "nothing in lines within 1.000 (map units) of 1,2; the nearest beyond it:")
+        #expect(AnnoLinkCommand.details(nothing) == ["fid 4 at 2.500"])
+        let none = EditError.nothingAtLocation(table: "lines", location: "1,2", tolerance: 1, nearest: [])
+        #expect(AnnoLinkCommand.describe(none).0 == "nothing in lines within 1.000 (map units) of 1,2, nor within 1000.000")
+        #expect(AnnoLinkCommand.details(none).isEmpty)
         #expect(AnnoLinkCommand.details(CommandError.usage("x")).isEmpty)
     }
 }

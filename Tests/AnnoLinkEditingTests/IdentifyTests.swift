@@ -160,8 +160,19 @@ struct IdentifyTests {
         let error = #expect(throws: EditError.self) {
             try s.service.run(PickFeature(table: LoudounScratch.points, location: Point(x: 11_700_000, y: 7_000_000)))
         }
-        #expect(error == .nothingAtLocation(table: LoudounScratch.points, location: "11700000,7000000", tolerance: Self.loudounTolerance))
+        #expect(error == .nothingAtLocation(table: LoudounScratch.points, location: "11700000,7000000", tolerance: Self.loudounTolerance, nearest: []))
         #expect(error?.candidateLines == [])
+        // 20 ft east of an address point (beyond 13.889 ft): refused, with that point listed as the nearest.
+        let (fid, point) = try #require(try s.addressPoints().first)
+        let near = #expect(throws: EditError.self) {
+            try s.service.run(PickFeature(table: LoudounScratch.points, location: Point(x: point.x + 20, y: point.y)))
+        }
+        guard case .nothingAtLocation(_, _, _, let nearest)? = near else {
+            Issue.record("expected nothingAtLocation, got \(String(describing: near))")
+            return
+        }
+        #expect(nearest.first?.fid == fid && abs((nearest.first?.distance ?? 0) - 20) < 1e-6)
+        #expect(nearest.count <= PickFeature.listedNearest && zip(nearest, nearest.dropFirst()).allSatisfy { $0.distance <= $1.distance })
         let found = try s.service.run(Identify(location: Point(x: 11_700_000, y: 7_000_000)))
         #expect(found.features.isEmpty && found.annotation.isEmpty && found.searched.count == 8)
     }

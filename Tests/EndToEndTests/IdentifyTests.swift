@@ -107,7 +107,7 @@ struct IdentifyEndToEndTests {
         #expect(try Harness.dump(path, excluding: []) == before)
     }
 
-    @Test("a location with nothing within the tolerance is refused, exit 65; identify there lists nothing and exits 0")
+    @Test("a location with nothing within the tolerance is refused, exit 65, the nearest beyond listed; identify there lists nothing and exits 0")
     func empty() throws {
         guard let path = try Harness.importLoudoun() else { return }
         let before = try Harness.dump(path, excluding: [])
@@ -115,11 +115,18 @@ struct IdentifyEndToEndTests {
             let words = [command[0], path, Self.points, "--at", "11700000,7000000"] + command.dropFirst()
             let result = try Harness.annolink(words)
             #expect(result.status == 65, "\(words)")
-            #expect(result.stderr == "error: nothing in \(Self.points) within 13.889 (map units) of 11700000,7000000; " +
-                "'annolink identify --tolerance' lists what is farther\n", "\(words)")
+            #expect(result.stderr == "error: nothing in \(Self.points) within 13.889 (map units) of 11700000,7000000, nor within 13888.861\n",
+                    "\(words)")
         }
         let moveVertex = try Harness.annolink("move-vertex", path, Self.lines, "--at", "-77.5,38.9", "--crs", "EPSG:4326", "--to", "1,1")
-        #expect(moveVertex.status == 65 && moveVertex.stderr.hasPrefix("error: nothing in \(Self.lines) within 13.889 (map units) of -77.5,38.9 (EPSG:4326);"))
+        #expect(moveVertex.status == 65 && moveVertex.stderr.hasPrefix("error: nothing in \(Self.lines) within 13.889 (map units) of -77.5,38.9 (EPSG:4326), "))
+        // 20 ft east of the last address point: refused, that point listed as the nearest beyond the tolerance.
+        let (fid, x, y) = try lastAddressPoint(path)
+        let off = try Harness.annolink("set", path, Self.points, "--at", "\((Double(x) ?? 0) + 20),\(y)", "ST_STR_NAM=X")
+        #expect(off.status == 65)
+        let lines = off.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasSuffix("; the nearest beyond it:") == true, "\(off.stderr)")
+        #expect(lines.dropFirst().first == "  fid \(fid) at 20.000", "\(off.stderr)")
         #expect(try Harness.dump(path, excluding: []) == before)
 
         let identify = try Harness.annolink("identify", path, "11700000,7000000")
