@@ -13,17 +13,32 @@ struct AddCommand: ParsableCommand {
             AutoCreate is on. The geometry is validated with GEOS first (finite coordinates, not
             empty, valid polygons) and must be of the table's kind. One transaction with a journal
             entry.
+
+            Esri JSON (the ArcGIS REST API's geometry objects) is read with its spatialReference:
+            the geometry is transformed with PROJ from the CRS its latestWkid (else wkid) names —
+            EPSG:n for EPSG's codes, ESRI:n for Esri's own, EPSG:3857 for 102100 — into the
+            table's. With --crs as well, both must name the same CRS.
             """,
         exitStatus: """
             0 done, 64 bad usage or unparsable geometry, 65 unknown table or field, a
-            value or geometry that does not fit, 66 no such file.
+            value or geometry that does not fit, a wkid PROJ does not know or one that
+            contradicts --crs, 66 no such file.
             """,
-        example: "annolink add loudoun.gpkg ParcelLines_1 --geometry 'LINESTRING (11790000 7056000, 11790050 7056020)'")
+        example: """
+            annolink add loudoun.gpkg ParcelLines_1 --geometry 'LINESTRING (11790000 7056000, 11790050 7056020)'
+            annolink add loudoun.gpkg Loudoun_Address_Points_1 AD_ADDRESS=45770 \\
+              --geometry '{"x":-77.4163,"y":39.0209,"spatialReference":{"wkid":4326}}'
+            """)
 
-    static let geometry = ArgumentDeclaration.option("--geometry", value: "WKT|GEOJSON", required: true, help: """
-        WKT (POINT (x y), LINESTRING (...)) or a GeoJSON geometry object
+    static let geometry = ArgumentDeclaration.option("--geometry", value: "WKT|GEOJSON|ESRIJSON", required: true, help: """
+        WKT (POINT (x y), LINESTRING (...)), a GeoJSON geometry object, or an
+        Esri JSON geometry object ({"x","y"}, {"points"}, {"paths"}, {"rings"}),
+        whose spatialReference (latestWkid, else wkid) gives its CRS
         """)
-    static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of the geometry (default: the table's own)")
+    static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: """
+        the CRS of the geometry (default: an Esri JSON spatialReference, else the
+        table's own); one that contradicts the spatialReference is refused
+        """)
     static let values = ArgumentDeclaration.remainingPositionals("FIELD=VALUE")
     static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, MoveCommand.json]
 
@@ -34,7 +49,9 @@ struct AddCommand: ParsableCommand {
     var table: String
     var words: [String]
     var values: [FieldAssignment] = []
-    var shape = Geometry.point(Point(x: 0, y: 0))
+    var input = GeometryInput(geometry: .point(Point(x: 0, y: 0)), format: .wkt)
+    /// The geometry read from --geometry, in its own CRS.
+    var shape: Geometry { input.geometry }
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(MoveCommand.json)
@@ -48,7 +65,7 @@ struct AddCommand: ParsableCommand {
     mutating func validate() throws {
         values = try EditOutput.assignments(words)
         do {
-            shape = geometryText.trimmingCharacters(in: .whitespaces).hasPrefix("{") ? try Geometry(geoJSON: geometryText) : try Geometry(wkt: geometryText)
+            input = try GeometryInput(text: geometryText)
         } catch {
             throw CommandError.usage("\(Self.geometry.name): \(error)")
         }
@@ -56,7 +73,8 @@ struct AddCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(AddFeature(table: table, geometry: shape, crs: crs, values: values, command: EditOutput.commandLine))
+        let result = try service.run(AddFeature(table: table, geometry: input.geometry, crs: try input.referenceSystem(given: crs), values: values,
+                                                command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

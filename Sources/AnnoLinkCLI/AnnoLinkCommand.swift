@@ -5,7 +5,7 @@ import Foundation
 public enum AnnoLinkCommand {
     static var commands: [any ParsableCommand.Type] {
         [
-            ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, ShowCommand.self, SetCommand.self,
+            ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, IdentifyCommand.self, ShowCommand.self, SetCommand.self,
             MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
             CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self,
         ]
@@ -58,6 +58,7 @@ public enum AnnoLinkCommand {
         } catch {
             let (message, status) = describe(error)
             Output.diagnostic("error: \(terminalSafe(message))")
+            for line in details(error) { Output.diagnostic("  \(terminalSafe(line))") }
             if status == .usage { Output.diagnostic("(run 'annolink \(command.name) --help' for usage)") }
             return status.rawValue
         }

@@ -62,12 +62,23 @@ struct Arguments {
         return value
     }
 
-    /// Removes and returns the next positional argument when there is one.
+    /// Removes and returns the next positional argument when there is one. A word starting
+    /// with `-` is one when it is a number or numbers separated by commas (`-77.4,39.0`), which
+    /// no option is.
     mutating func optionalPositional() -> String? {
-        if let index = words.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" || decimalNumber($0) != nil }) {
-            return words.remove(at: index)
+        guard let index = nextPositionalIndex else { return positionalOnly.isEmpty ? nil : positionalOnly.removeFirst() }
+        return words.remove(at: index)
+    }
+
+    /// The next positional argument, left in place.
+    func peekPositional() -> String? {
+        nextPositionalIndex.map { words[$0] } ?? positionalOnly.first
+    }
+
+    private var nextPositionalIndex: Int? {
+        words.firstIndex { word in
+            !word.hasPrefix("-") || word == "-" || word.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { decimalNumber($0) != nil }
         }
-        return positionalOnly.isEmpty ? nil : positionalOnly.removeFirst()
     }
 
     /// Removes and returns all remaining positional arguments.

@@ -10,9 +10,12 @@ struct DeleteCommand: ParsableCommand {
             Deletes the feature and every annotation row linked to it (the cascade of a composite
             relationship), in one transaction with a journal entry.
             """,
-        exitStatus: "0 done, 64 bad usage, 65 unknown table or fid, 66 no such file.")
+        exitStatus: """
+            0 done, 64 bad usage, 65 unknown table or fid, nothing at the --at location
+            or two features equally near it, 66 no such file.
+            """)
 
-    static let arguments = FeatureOperand.arguments + [MoveCommand.json]
+    static let arguments = FeatureOperand.argumentsWithCRS + [MoveCommand.json]
 
     var json: Bool
     var feature: FeatureOperand
@@ -28,7 +31,8 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: feature.path))
-        let result = try service.run(DeleteFeature(table: feature.table, fid: feature.fid, command: EditOutput.commandLine))
+        let fid = try feature.resolve(with: service)
+        let result = try service.run(DeleteFeature(table: feature.table, fid: fid, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

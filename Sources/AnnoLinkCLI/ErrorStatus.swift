@@ -58,6 +58,12 @@ extension AnnoLinkCommand {
         }
     }
 
+    /// Lines to show under the `error:` line, indented: the candidates of an ambiguous
+    /// location (`fid 12 at 0.000`); none for other errors.
+    static func details(_ error: any Error) -> [String] {
+        (error as? EditError)?.candidateLines ?? []
+    }
+
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
@@ -113,7 +119,8 @@ extension EditError {
     var exitStatus: ExitStatus {
         switch self {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate, .coordinateOutOfRange,
-            .invalidSelection, .emptySelection:
+            .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
+            .conflictingCRS:
             .dataError
         }
     }

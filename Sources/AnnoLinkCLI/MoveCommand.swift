@@ -14,14 +14,18 @@ struct MoveCommand: ParsableCommand {
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid, not a point table, unknown
-            CRS or a location outside it, 66 no such file. On any error the file is unchanged.
+            CRS or a location outside it, nothing at the --at location or two features
+            equally near it, 66 no such file. On any error the file is unchanged.
             """,
         example: "annolink move loudoun.gpkg Loudoun_Address_Points_1 7 --to -77.4012,39.0101 --crs EPSG:4326")
 
-    static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: "the new location (x east or longitude, y north or latitude)")
+    static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: """
+        where the point goes (x east or longitude, y north or latitude); --at,
+        when given instead of FID, picks the point to move, never its destination
+        """)
     static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: """
-        the CRS of --to: EPSG:n, an authority code, WKT or a PROJ string
-        (default: the table's own CRS); projected with PROJ
+        the CRS of --to and of --at: EPSG:n, an authority code, WKT or a PROJ
+        string (default: the table's own CRS); projected with PROJ
         """)
     static let json = ArgumentDeclaration.flag("--json", help: "what changed (see 'annolink set --help')")
     static let arguments = FeatureOperand.arguments + [to, crs, json]
@@ -36,7 +40,7 @@ struct MoveCommand: ParsableCommand {
         json = arguments.flag(Self.json)
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
-        feature = try FeatureOperand(parsing: &arguments)
+        feature = try FeatureOperand(parsing: &arguments, crs: crs)
     }
 
     mutating func validate() throws {
@@ -46,7 +50,8 @@ struct MoveCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: feature.path))
-        let result = try service.run(MovePoint(table: feature.table, fid: feature.fid, to: point, crs: crs, command: EditOutput.commandLine))
+        let fid = try feature.resolve(with: service)
+        let result = try service.run(MovePoint(table: feature.table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -16,11 +16,12 @@ struct MoveVertexCommand: ParsableCommand {
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid, not a single-segment line,
-            unknown CRS, 66 no such file. On any error the file is unchanged.
+            unknown CRS, nothing at the --at location or two features equally near it,
+            66 no such file. On any error the file is unchanged.
             """)
 
-    static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: "the new location of the vertex")
-    static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of --to (default: the table's own)")
+    static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: "where the vertex goes (--at, instead of FID, picks the line)")
+    static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of --to and of --at (default: the table's own)")
     static let vertex = ArgumentDeclaration.option("--vertex", value: "last|nearest", help: "which end moves (default last)")
     static let arguments = FeatureOperand.arguments + [to, crs, vertex, MoveCommand.json]
 
@@ -36,7 +37,7 @@ struct MoveVertexCommand: ParsableCommand {
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
         vertex = try arguments.option(Self.vertex, as: "last or nearest") { EditService.VertexChoice(rawValue: $0) } ?? .last
-        feature = try FeatureOperand(parsing: &arguments)
+        feature = try FeatureOperand(parsing: &arguments, crs: crs)
     }
 
     mutating func validate() throws {
@@ -46,7 +47,8 @@ struct MoveVertexCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: feature.path))
-        let result = try service.run(MoveVertex(table: feature.table, fid: feature.fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine))
+        let fid = try feature.resolve(with: service)
+        let result = try service.run(MoveVertex(table: feature.table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -18,8 +18,9 @@ struct SetCommand: ParsableCommand {
             SQL NULL unless the column is NOT NULL. Quote values with spaces for the shell.
             """,
         exitStatus: """
-            0 done, 64 bad usage, 65 unknown table, fid or field, or a value that
-            does not fit, 66 no such file. On any error the file is unchanged.
+            0 done, 64 bad usage, 65 unknown table, fid or field, a value that
+            does not fit, nothing at the --at location or two features equally near it,
+            66 no such file. On any error the file is unchanged.
             """,
         example: #"annolink set loudoun.gpkg Loudoun_Address_Points_1 1 AD_ADDRESS=21506 ST_STR_NAM="ELM TREE""#)
 
@@ -33,7 +34,7 @@ struct SetCommand: ParsableCommand {
         "oldText", "newText", "oldAnchor", "newAnchor", "oldAngle", "newAngle"}],
         "journalEntry"}; edits of the geometry also "oldGeometry", "newGeometry"
         """)
-    static let arguments = FeatureOperand.arguments + [values, json]
+    static let arguments = FeatureOperand.argumentsWithCRS + [values, json]
 
     var json: Bool
     var feature: FeatureOperand
@@ -54,7 +55,8 @@ struct SetCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: feature.path))
-        let result = try service.run(SetFields(table: feature.table, fid: feature.fid, values: values, command: EditOutput.commandLine))
+        let fid = try feature.resolve(with: service)
+        let result = try service.run(SetFields(table: feature.table, fid: fid, values: values, command: EditOutput.commandLine))
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -16,7 +16,7 @@ struct ShowCommand: ParsableCommand {
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid or unreadable geometry,
-            66 no such file.
+            nothing at the --at location or two features equally near it, 66 no such file.
             """)
 
     static let json = ArgumentDeclaration.flag("--json", help: """
@@ -24,7 +24,7 @@ struct ShowCommand: ParsableCommand {
          "annotation": [{"annotationTable", "fid", "classID", "text", "anchor": [x, y],
          "angle", "override", "status"}]}
         """)
-    static let arguments = FeatureOperand.arguments + [json]
+    static let arguments = FeatureOperand.argumentsWithCRS + [json]
 
     var json: Bool
     var feature: FeatureOperand
@@ -40,12 +40,13 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: feature.path, readOnly: true))
-        let report = try service.run(ShowFeature(table: feature.table, fid: feature.fid))
+        let fid = try feature.resolve(with: service)
+        let report = try service.run(ShowFeature(table: feature.table, fid: fid))
         if json {
             Output.line(try Output.json(report))
             return .success
         }
-        Output.line("\(report.table) fid \(feature.fid)")
+        Output.line("\(report.table) fid \(fid)")
         for column in report.columns {
             Output.line("  \(column) = \(EditOutput.text(report.fields[column] ?? .null))")
         }

@@ -38,6 +38,9 @@ extension SketchSession {
         LineCommand(name: "undo", usage: "undo", summary: "put back a picked-up element, or else undo the last edit", run: { try $0.undo($1) }),
         LineCommand(name: "redo", usage: "redo", summary: "redo the last undone edit", run: { try $0.redo($1) }),
         LineCommand(name: "delete", usage: "delete", summary: "delete the selected element", run: { try $0.delete($1) }),
+        LineCommand(name: "geometry", usage: "geometry WKT|GEOJSON|ESRIJSON",
+            summary: "replace the sketch with a geometry typed as text (JSON in single quotes; Esri JSON's spatialReference is honoured)",
+            run: { try $0.replaceGeometry($1) }),
         LineCommand(name: "clear", usage: "clear", summary: "empty the sketch (keeps its type)", run: { try $0.clear($1) }),
         LineCommand(name: "select-vertex", usage: "select-vertex PART VERTEX", summary: "select a vertex by index", run: { try $0.selectVertex($1) }),
         LineCommand(name: "select-mid-vertex", usage: "select-mid-vertex PART SEGMENT", summary: "select a mid-vertex by segment index",
@@ -204,37 +207,16 @@ extension SketchSession {
         return ["selected \(element.description); view centred on it"]
     }
 
-    /// The topmost feature within `radius` of `location`: points above lines above polygons,
-    /// the nearest first within a rank, then table order and fid.
+    /// The topmost feature within `radius` of `location` in a table of the map's CRS: points
+    /// above lines above polygons, the nearest first within a rank, then table order and fid
+    /// (`Identify`'s order).
     private func identifyFeature(at location: Point, radius: Double) throws -> (FeatureTable, Feature)? {
-        var best: (rank: Int, distance: Double, order: Int, table: FeatureTable, feature: Feature)?
-        let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
-        for (order, name) in try package.featureTableNames().enumerated() where !annotation.contains(name.lowercased()) {
-            let table = try package.featureTable(name)
+        for hit in try service.run(Identify(location: location, tolerance: radius)).features {
+            let table = try package.featureTable(hit.table)
             guard table.srsID == srs.srsID else { continue }
-            var condition: String?
-            var bindings: [SQLValue] = []
-            if table.hasSpatialIndex {
-                condition = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) " +
-                    "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)"
-                bindings = [.real(location.x - radius), .real(location.x + radius), .real(location.y - radius), .real(location.y + radius)]
-            }
-            try package.forEachFeature(table, where: condition, bindings: bindings) { feature in
-                guard let geometry = feature.geometry else { return }
-                let distance = HitTest.distance(from: location, to: geometry)
-                guard distance <= radius else { return }
-                let rank: Int
-                switch geometry.kind {
-                case .point, .multiPoint: rank = 0
-                case .lineString, .multiLineString: rank = 1
-                case .polygon, .multiPolygon: rank = 2
-                }
-                if best == nil || (rank, distance, order, feature.fid) < (best!.rank, best!.distance, best!.order, best!.feature.fid) {
-                    best = (rank, distance, order, table, feature)
-                }
-            }
+            return (table, try package.feature(table, fid: hit.fid))
         }
-        return best.map { ($0.table, $0.feature) }
+        return nil
     }
 
     func discard(_ words: [String]) throws -> [String] {
@@ -354,6 +336,26 @@ extension SketchSession {
         guard !editor.isEmpty else { throw CommandError("the sketch is empty already", status: .dataError) }
         try editor.clearGeometry()
         return ["cleared the sketch"]
+    }
+
+    /// As Esri's `replaceGeometry`: the sketch becomes the geometry given as WKT, GeoJSON or
+    /// Esri JSON, in the map's CRS or, for Esri JSON with a spatial reference, transformed from
+    /// it with PROJ. One undo step.
+    func replaceGeometry(_ words: [String]) throws -> [String] {
+        guard !words.isEmpty else { throw CommandError.usage("usage: geometry WKT|GEOJSON|ESRIJSON") }
+        _ = try editing()
+        let input: GeometryInput
+        do {
+            input = try GeometryInput(text: words.joined(separator: " "))
+        } catch {
+            throw CommandError.usage("geometry: \(error)")
+        }
+        let target = srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+        let from = try input.referenceSystem(given: nil)
+        try editor.replaceGeometry(try input.geometry(in: target, given: nil))
+        let count = editor.sketch?.parts.reduce(0) { $0 + $1.count } ?? 0
+        return ["replaced the sketch with the \(input.format.rawValue) geometry\(from.map { " (from \($0))" } ?? ""): " +
+            "\(count) \(count == 1 ? "vertex" : "vertices")"]
     }
 
     func selectVertex(_ words: [String]) throws -> [String] {

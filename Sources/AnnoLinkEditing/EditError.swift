@@ -20,6 +20,30 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidSelection(String)
     /// Nothing to do.
     case emptySelection(String)
+    /// A search tolerance that is not a finite number ≥ 0.
+    case invalidTolerance(Double)
+    /// No tolerance was given and no annotation class gives a reference scale to take one from.
+    case noReferenceScale(table: String)
+    /// `TABLE --at X,Y` found no feature within the tolerance (CRS units of the table);
+    /// `nearest` lists the nearest beyond it (within 1000 times the tolerance), nearest first.
+    case nothingAtLocation(table: String, location: String, tolerance: Double, nearest: [LocationCandidate])
+    /// `TABLE --at X,Y` found two or more features equally near (`PickFeature.tieFraction`);
+    /// `candidates` lists those within the tolerance, nearest first, `more` how many were left off.
+    case ambiguousLocation(table: String, location: String, tolerance: Double, candidates: [LocationCandidate], more: Int)
+
+    /// A geometry's Esri JSON `spatialReference` names another CRS than the one given with it.
+    case conflictingCRS(given: String, spatialReference: String)
+
+    /// A feature near a location: its fid and distance (CRS units of its table).
+    public struct LocationCandidate: Hashable, Sendable {
+        public var fid: Int64
+        public var distance: Double
+
+        public init(fid: Int64, distance: Double) {
+            self.fid = fid
+            self.distance = distance
+        }
+    }
 
     public var description: String {
         switch self {
@@ -35,6 +59,36 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             "coordinate \(String(format: "%g", value)) is outside what the CRS of \(table) can hold (at most ±\(String(format: "%.0f", limit)) \(unit))"
         case .invalidSelection(let reason): "invalid selection: \(reason)"
         case .emptySelection(let text): text
+        case .conflictingCRS(let given, let reference):
+            "the geometry's spatialReference (\(reference)) and the CRS given (\(given)) differ: give one of them, or the same"
+        case .invalidTolerance(let value): "the tolerance must be a finite number of at least 0, not \(value)"
+        case .noReferenceScale(let table):
+            "the file has no annotation class to take a reference scale from, so there is no default tolerance for \(table): give one"
+        case .nothingAtLocation(let table, let location, let tolerance, let nearest):
+            "nothing in \(table) within \(Self.distance(tolerance)) (map units) of \(location)" +
+                (nearest.isEmpty ? ", nor within \(Self.distance(tolerance * 1000))" : "; the nearest beyond it:")
+        case .ambiguousLocation(let table, let location, let tolerance, let candidates, let more):
+            "\(location) is ambiguous: the nearest of the \(candidates.count + more) features of \(table) within " +
+                "\(Self.distance(tolerance)) (map units) are equally near (\(Self.distance(candidates.first?.distance ?? 0))); give the FID"
         }
+    }
+
+    /// The candidates of `ambiguousLocation` and the nearest features of `nothingAtLocation`,
+    /// one line each (`fid 12 at 0.000`), for a front end to show after the message; empty for
+    /// every other case.
+    public var candidateLines: [String] {
+        switch self {
+        case .ambiguousLocation(_, _, _, let candidates, let more):
+            candidates.map { "fid \($0.fid) at \(Self.distance($0.distance))" } + (more > 0 ? ["and \(more) more"] : [])
+        case .nothingAtLocation(_, _, _, let nearest):
+            nearest.map { "fid \($0.fid) at \(Self.distance($0.distance))" }
+        default:
+            []
+        }
+    }
+
+    /// A distance in CRS units as messages show it: three decimals.
+    static func distance(_ value: Double) -> String {
+        String(format: "%.3f", value)
     }
 }

@@ -17,15 +17,7 @@ public struct ShowFeature: EditRequest {
         let package = service.package
         let table = try package.featureTable(self.table)
         let feature = try package.feature(table, fid: fid)
-        var annotation: [FeatureReport.Annotation] = []
-        var seen: Set<String> = []
-        for c in try package.annotationClasses() where c.originTable.lowercased() == table.name.lowercased() {
-            let annotationTable = try package.featureTable(c.annotationTable)
-            guard seen.insert(annotationTable.name).inserted else { continue }
-            for row in try package.annotationRows(annotationTable, featureID: fid) {
-                annotation.append(FeatureReport.Annotation(annotationTable: annotationTable.name, row: row))
-            }
-        }
+        let annotation = try service.linkedAnnotation(of: table, fid: fid)
         return FeatureReport(
             table: table.name, fid: fid, geometryColumn: table.geometryColumn, columns: table.attributeColumns.map(\.name),
             fields: feature.attributes, geometry: feature.geometry, annotation: annotation)

@@ -216,6 +216,20 @@ public final class GeometryEditor {
         changing { commit(SketchGeometry(type: current.type), selection: nil) }
     }
 
+    /// Replaces the geometry being edited with `geometry`, as one undo step, as Esri's
+    /// `GeometryEditor.replaceGeometry(_:)` does: nothing selected afterwards, any picked-up
+    /// element put back.
+    /// - Throws: `SketchError.notStarted`, `.unsupportedGeometryType` when `geometry` is not of
+    ///   the sketch's type (a polygon for a polyline sketch).
+    public func replaceGeometry(_ geometry: Geometry) throws {
+        let current = try started()
+        let replacement = SketchGeometry(geometry)
+        guard replacement.type == current.type else {
+            throw SketchError.unsupportedGeometryType("the sketch is a \(current.type.rawValue); a \(replacement.type.rawValue) cannot replace it")
+        }
+        changing { commit(replacement, selection: nil) }
+    }
+
     // MARK: Undo
 
     /// Undoes the newest edit, restoring the geometry and the selection before it, and puts

@@ -151,7 +151,7 @@ struct CommandParsingTests {
     @Test func missingOptionsAndPositionals() {
         #expect(usageError(MoveCommand.self, ["f.gpkg", "t", "1"]) == "missing --to X,Y")
         #expect(usageError(MoveVertexCommand.self, ["f.gpkg", "t", "1"]) == "missing --to X,Y")
-        #expect(usageError(AddCommand.self, ["f.gpkg", "t"]) == "missing --geometry WKT|GEOJSON")
+        #expect(usageError(AddCommand.self, ["f.gpkg", "t"]) == "missing --geometry WKT|GEOJSON|ESRIJSON")
         #expect(usageError(TranslateCommand.self, ["f.gpkg", "t", "--fids", "1"]) == "missing --by DX,DY")
         #expect(usageError(TranslateCommand.self, ["f.gpkg", "t", "--by", "1,1"]) == "give exactly one of --fids, --bbox, --where")
         #expect(usageError(DeleteCommand.self, ["f.gpkg", "t"]) == "missing FID")
@@ -229,8 +229,11 @@ struct CommandParsingTests {
     }
 
     @Test func usageLines() {
-        #expect(SetCommand.help.hasPrefix("usage: annolink set FILE.gpkg TABLE FID FIELD=VALUE... [--json]\n"))
-        #expect(AddCommand.help.hasPrefix("usage: annolink add FILE.gpkg TABLE --geometry WKT|GEOJSON [--crs CRS] [FIELD=VALUE...] [--json]\n"))
+        #expect(SetCommand.help.hasPrefix("usage: annolink set FILE.gpkg TABLE (FID | --at X,Y) [--crs CRS] FIELD=VALUE... [--json]\n"))
+        #expect(MoveCommand.help.hasPrefix("usage: annolink move FILE.gpkg TABLE (FID | --at X,Y) --to X,Y [--crs CRS] [--json]\n"))
+        #expect(IdentifyCommand.help.hasPrefix(
+            "usage: annolink identify FILE.gpkg X,Y [--crs CRS] [--tolerance D] [--table T] [--json]\n"))
+        #expect(AddCommand.help.hasPrefix("usage: annolink add FILE.gpkg TABLE --geometry WKT|GEOJSON|ESRIJSON [--crs CRS] [FIELD=VALUE...]\n"))
         #expect(TranslateCommand.help.hasPrefix("""
             usage: annolink translate FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)
                                       --by DX,DY [--dry-run] [--json]

@@ -75,6 +75,12 @@ struct ErrorStatusTests {
             Case(EditError.coordinateOutOfRange(table: "roads", value: 1e300, limit: 1e8, unit: "units of the CRS"), .dataError),
             Case(EditError.invalidSelection("not read-only"), .dataError),
             Case(EditError.emptySelection("no feature of roads is inside the box"), .dataError),
+            Case(EditError.invalidTolerance(-1), .dataError),
+            Case(EditError.conflictingCRS(given: "EPSG:2924", spatialReference: "wkid 4326 = EPSG:4326"), .dataError),
+            Case(EditError.noReferenceScale(table: "roads"), .dataError),
+            Case(EditError.nothingAtLocation(table: "roads", location: "1,2", tolerance: 13.889, nearest: [.init(fid: 4, distance: 20)]), .dataError),
+            Case(EditError.ambiguousLocation(table: "roads", location: "1,2", tolerance: 13.889,
+                                             candidates: [.init(fid: 1, distance: 0), .init(fid: 2, distance: 0)], more: 0), .dataError),
 
             Case(CheckError.noAnnotationClasses(annotationTables: ["roads_anno"]), .dataError),
             Case(CheckError.notAnnotated(table: "roads"), .dataError),

@@ -110,6 +110,41 @@ struct JSONShapeTests {
         var annotation: [Annotation]
     }
 
+    struct IdentifyResult: Decodable {
+        struct Searched: Decodable {
+            var table: String
+            var kind: String
+            var location: [Double]
+            var tolerance: Double
+        }
+
+        struct Feature: Decodable {
+            var table: String
+            var fid: Int64
+            var geometryType: String
+            var distance: Double
+            var annotation: [FeatureReport.Annotation]
+        }
+
+        struct Annotation: Decodable {
+            var annotationTable: String
+            var fid: Int64
+            var classID: Int64
+            var text: String
+            var anchor: [Double]?
+            var angle: Double
+            var distance: Double
+            var originTable: String?
+            var featureID: Int64?
+        }
+
+        var location: [Double]
+        var crs: String?
+        var searched: [Searched]
+        var features: [Feature]
+        var annotation: [Annotation]
+    }
+
     struct PackageInfo: Decodable {
         struct Table: Decodable {
             struct Column: Decodable {
@@ -316,6 +351,31 @@ struct JSONShapeTests {
         #expect(annotation.annotationTable == "parcel_lines_anno" && annotation.anchor?.count == 2 && annotation.override == 0)
         #expect(keys(((object as? [String: Any])?["annotation"] as? [Any])?.first)
             == ["annotationTable", "fid", "classID", "text", "anchor", "angle", "override", "status"])
+    }
+
+    @Test("identify --json: the tables searched, the features with their annotation, the annotation rows")
+    func identify() throws {
+        let path = try sample()
+        let (shown, _) = try run(FeatureReport.self, ["show", path, "address_points", "1", "--json"])
+        guard case .array(let xy)? = shown.geometry?.coordinates, case .number(let x) = xy.first, case .number(let y) = xy.last else {
+            Issue.record("address point 1 has no position")
+            return
+        }
+        let (found, object) = try run(IdentifyResult.self, ["identify", path, "\(x),\(y)", "--json"])
+        #expect(keys(object) == ["location", "crs", "searched", "features", "annotation"])
+        #expect(found.location == [x, y] && found.crs == nil)
+        #expect(found.searched.map(\.table) == ["address_points", "parcel_lines", "address_points_anno", "parcel_lines_anno"])
+        #expect(found.searched.map(\.kind) == ["features", "features", "annotation", "annotation"])
+        #expect(keys(((object as? [String: Any])?["searched"] as? [Any])?.first) == ["table", "kind", "location", "tolerance"])
+        let first = try #require(found.features.first)
+        #expect(first.table == "address_points" && first.fid == 1 && first.geometryType == "POINT" && first.distance == 0)
+        #expect(keys(((object as? [String: Any])?["features"] as? [Any])?.first) == ["table", "fid", "geometryType", "distance", "annotation"])
+        #expect(first.annotation.first?.annotationTable == "address_points_anno")
+        let label = try #require(found.annotation.first { $0.featureID == 1 && $0.annotationTable == "address_points_anno" })
+        #expect(label.originTable == "address_points" && label.text == first.annotation.first?.text)
+        #expect(keys(((object as? [String: Any])?["annotation"] as? [Any])?.first) == [
+            "annotationTable", "fid", "classID", "text", "anchor", "angle", "distance", "originTable", "featureID",
+        ])
     }
 
     @Test("info --json, with and without --table")
