@@ -112,8 +112,9 @@ extension EditService {
                     result.annotationRows += try package.withSpatialIndexSuspended(
                         table: annotationTable, writing: result.features, of: move.tableRowCount, refitting: true
                     ) {
-                        try package.translate(try package.featureTable(annotationTable), columns: move.columns,
-                                              rowsWhere: annotationCondition(tableClasses), scanning: scanning, dx: dx, dy: dy, move: move)
+                        try package.translate(
+                            try package.featureTable(annotationTable), columns: move.columns, rowsWhere: annotationCondition(tableClasses),
+                            scanning: scanning, dx: dx, dy: dy, move: move)
                     }
                 }
                 progress(result.features, result.features)

@@ -70,7 +70,8 @@ struct RigidMoveTests {
         let xs = footprint.map(\.x), ys = footprint.map(\.y)
         let box = try s.package.connection.rows("SELECT minx, maxx, miny, maxy FROM rtree_address_points_anno_geom WHERE id = \(label2.fid!)")
         #expect(box == [[.real(Double(RTreeRounding.down(xs.min()!))), .real(Double(RTreeRounding.up(xs.max()!))),
-                         .real(Double(RTreeRounding.down(ys.min()!))), .real(Double(RTreeRounding.up(ys.max()!)))]])
+                         .real(Double(RTreeRounding.down(ys.min()!))), .real(Double(RTreeRounding.up(ys.max()!))),
+        ]])
     }
 
     @Test("translate of lines keeps a label slid along its line where it was on the line")

@@ -84,7 +84,7 @@ struct RigidMoveEndToEndTests {
         return p
     }
 
-    @Test("translate --by 100,-50 moves exactly the selected features' labels by exactly (100, -50), ArcGIS's off-rule ones included; check finds what it found; undo is exact")
+    @Test("translate --by 100,-50 moves the selected labels, ArcGIS's off-rule ones too, by exactly (100, -50); check as before; undo exact")
     func translate() throws {
         guard let path = try Harness.importLoudoun() else { return }
         let original = try Harness.dump(path)
