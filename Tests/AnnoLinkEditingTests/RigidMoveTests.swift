@@ -132,6 +132,25 @@ struct RigidMoveTests {
         #expect(abs(new.anchor!.distance(to: middle) - EditScratch.lineOffset) < 1e-6)
     }
 
+    @Test("a footprint that is not a GeoPackage geometry stops translate with an error naming the row; nothing changes")
+    func corruptFootprint() throws {
+        let s = try EditScratch()
+        let fid = try #require(try s.annotation("address_points_anno", feature: 3).fid)
+        // Written as a tool without the GeoPackage triggers would: their ST_ functions refuse the blob.
+        for trigger in try s.package.connection.rows("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'address_points_anno'") {
+            try s.package.connection.execute("DROP TRIGGER \(quoteIdentifier(trigger[0].textValue!))")
+        }
+        try s.package.connection.run("UPDATE address_points_anno SET geom = x'4750000300' WHERE fid = ?", [.integer(fid)])
+        let error = try s.expectUnchanged(by: {
+            _ = try s.service.translate(table: "address_points", selection: .fids([2, 3]), dx: 1, dy: 1, dryRun: false, command: "test")
+        }, throws: StoreError.self)
+        guard case .corruptGeometry(let table, let row, _)? = error else {
+            Issue.record("expected corruptGeometry, got \(String(describing: error))")
+            return
+        }
+        #expect(table == "address_points_anno" && row == fid)
+    }
+
     @Test("undo of a rigid translate gives back every table exactly; redo the moved state")
     func undoIsExact() throws {
         let s = try EditScratch()
