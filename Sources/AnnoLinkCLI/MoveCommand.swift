@@ -8,9 +8,10 @@ struct MoveCommand: ParsableCommand {
         commandName: "move",
         abstract: "move a point feature; its annotation follows",
         discussion: """
-            Moves a point feature to X,Y and regenerates its linked annotation: placed again by
-            the class's rules, or, where the annotation was placed by hand (Override), moved by
-            the same vector as the point. One transaction with a journal entry.
+            Moves a point feature to X,Y and carries its linked annotation rigidly: anchor and
+            footprint move by exactly the vector the point moved, text and angle stay (a label
+            placed off the rules' position, by ArcGIS or by hand, stays as far off). One
+            transaction with a journal entry.
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid, not a point table, unknown

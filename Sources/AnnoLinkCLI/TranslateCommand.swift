@@ -9,9 +9,10 @@ struct TranslateCommand: ParsableCommand {
         commandName: "translate",
         abstract: "move many features by dx, dy with all their annotation",
         discussion: """
-            Moves every selected feature by DX, DY (in the table's CRS units) and regenerates its
-            annotation (placement by the rules on the moved geometry; hand-placed annotation moves
-            by the same vector), keeping the spatial indexes exact, as one transaction and one
+            Moves every selected feature by DX, DY (in the table's CRS units) and carries its
+            annotation rigidly: anchor and footprint move by exactly the same vector, text and
+            angle stay (labels placed off the rules' position stay as far off; the rules run only
+            on a shape change or 'annotate --regenerate'), keeping the spatial indexes exact, as one transaction and one
             journal entry ('annolink undo' reverts it). SQLite streams the rows through the move,
             so memory stays flat for millions of features; progress is shown on a terminal. Killed
             part-way, the file is as it was.

@@ -79,10 +79,13 @@ public final class EditService {
         return parsed
     }
 
-    /// Regenerates the annotation of feature `fid` after an edit.
-    func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false) throws -> [AnnotationChange] {
+    /// Regenerates the annotation of feature `fid` after an edit; with a `translation` (the
+    /// edit moved the feature by that vector) its annotation is carried rigidly.
+    func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false,
+                    translation: (dx: Double, dy: Double)? = nil) throws -> [AnnotationChange] {
         let feature = deleted ? nil : try package.feature(table, fid: fid)
-        return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew)
+        return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew,
+                                         translation: translation)
     }
 
     /// Every geometry column write refreshes the table's extent in `gpkg_contents`.
@@ -138,8 +141,11 @@ public final class EditService {
         try package.refreshContents(of: table)
     }
 
-    /// Moves a point feature to `point`, given in `crs` (nil: the table's CRS), and
-    /// regenerates its annotation.
+    /// Moves a point feature to `point`, given in `crs` (nil: the table's CRS), and carries
+    /// its annotation with it: a point's move is a translation by the vector from where it was
+    /// to where it goes, and its labels move by exactly that vector, text and angle kept
+    /// (docs/placement.md, "Rigid moves"). A point that had no location (NULL or empty) gets
+    /// its labels placed by the rules.
     ///
     /// - Throws: `EditError.notAPointTable`, `StoreError.unknownFeature`, PROJ errors for an
     ///   unknown CRS or a point outside its domain.
@@ -153,7 +159,11 @@ public final class EditService {
             try validate(moved, for: table)
             try package.updateFeature(table, fid: fid, geometry: moved)
             var result = EditResult(kind: .move, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
-            result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
+            var translation: (dx: Double, dy: Double)?
+            if case .point(let old)? = before.geometry, old.isFinite, (target.x - old.x).isFinite, (target.y - old.y).isFinite {
+                translation = (target.x - old.x, target.y - old.y)
+            }
+            result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, translation: translation)
             try geometryChanged(table)
             return result
         }

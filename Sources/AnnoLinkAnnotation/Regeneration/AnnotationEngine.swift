@@ -164,7 +164,18 @@ public final class AnnotationEngine {
     /// hand) and the placement. A hand-placed anchor (`Override` position) is moved by the
     /// distance the rules' anchor moved between `previousGeometry` and the feature's geometry;
     /// a class that does not update on shape change keeps the stored anchor and angle.
-    public func regenerated(_ existing: AnnotationRow, for feature: Feature, previousGeometry: Geometry?, _ compiled: CompiledClass) throws -> AnnotationRow {
+    ///
+    /// With a `translation` — the feature's new geometry is its old one moved by that vector —
+    /// a row that stays in its class is carried rigidly instead (`AnnotationRow.translated`):
+    /// anchor and footprint moved by exactly the vector, text and angle as they are, no rule
+    /// run. Esri: "the position of the annotation will transform to match any transformation
+    /// to the linked feature's geometry" (docs/placement.md, "Rigid moves"). A row that changes
+    /// class is placed by its new class's rules.
+    public func regenerated(_ existing: AnnotationRow, for feature: Feature, previousGeometry: Geometry?,
+                            translation: (dx: Double, dy: Double)? = nil, _ compiled: CompiledClass) throws -> AnnotationRow {
+        if let translation, existing.classID == compiled.definition.classID {
+            return existing.translated(dx: translation.dx, dy: translation.dy)
+        }
         var row = existing
         row.classID = compiled.definition.classID
         if !row.override.contains(.text) { row.text = try text(of: feature, compiled) }
@@ -196,8 +207,11 @@ public final class AnnotationEngine {
     /// empty).
     ///
     /// `feature` nil means the feature was deleted. `previousGeometry` is the geometry before
-    /// the edit (nil when it did not change or the feature is new).
-    public func regenerate(originTable: String, fid: Int64, feature: Feature?, previousGeometry: Geometry?, isNew: Bool) throws -> [AnnotationChange] {
+    /// the edit (nil when it did not change or the feature is new); `translation`, when the new
+    /// geometry is the previous one moved by that vector: the rows are then carried rigidly
+    /// (`regenerated(_:for:previousGeometry:translation:_:)`).
+    public func regenerate(originTable: String, fid: Int64, feature: Feature?, previousGeometry: Geometry?, isNew: Bool,
+                           translation: (dx: Double, dy: Double)? = nil) throws -> [AnnotationChange] {
         var changes: [AnnotationChange] = []
         let compiled = try classes(labelling: originTable)
         let byTable = Dictionary(grouping: compiled) { $0.definition.annotationTable.lowercased() }
@@ -215,7 +229,7 @@ public final class AnnotationEngine {
                     }
                 if let index {
                     let old = existing.remove(at: index)
-                    let updated = try regenerated(old, for: feature!, previousGeometry: previousGeometry, compiledClass)
+                    let updated = try regenerated(old, for: feature!, previousGeometry: previousGeometry, translation: translation, compiledClass)
                     if updated.text.isEmpty {
                         try package.deleteAnnotation(fid: old.fid!, from: table)
                         changes.append(change(.deleted, table, old, nil))

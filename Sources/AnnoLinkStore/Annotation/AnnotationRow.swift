@@ -67,6 +67,23 @@ public struct AnnotationRow: Hashable, Sendable {
     }
 }
 
+extension AnnotationRow {
+    /// The annotation carried rigidly by (`dx`, `dy`), as its feature is by a translation: the
+    /// anchor and every vertex of the footprint moved by exactly that vector (`x + dx`, as
+    /// `GeoPackageGeometry.translate` and `MovedColumn.moveAssignment` compute it, so that a
+    /// bulk move in SQL and a move of one row agree bit for bit); text, font, alignments,
+    /// angle, offsets (which are along and across the text), status and `Override` as they
+    /// are. A missing anchor or footprint stays missing. docs/placement.md, "Rigid moves".
+    public func translated(dx: Double, dy: Double) -> AnnotationRow {
+        var row = self
+        row.anchor = anchor?.translated(dx: dx, dy: dy)
+        if let footprint, case .polygon(let moved) = Geometry.polygon(footprint).translated(dx: dx, dy: dy) {
+            row.footprint = moved
+        }
+        return row
+    }
+}
+
 extension GeoPackage {
     /// The columns of an annotation table that make an `AnnotationRow`, in the order
     /// `annotationRow(from:startingAt:table:withFootprint:footprintProblem:)` reads them.
@@ -209,6 +226,11 @@ extension GeoPackage {
     public static let annotationPlacementColumns: [MovedColumn] = [
         .geometry("geom"), .kept("TextString"), .x("AnchorX"), .y("AnchorY"), .kept("Angle"), .kept("Status"),
     ]
+
+    /// The columns a rigid move of annotation changes (`GeoPackage.translate` with a
+    /// `JournalRecorder.captureMove` of them): the footprint and the anchor, each moved by the
+    /// vector; every other column stays (`AnnotationRow.translated`).
+    public static let annotationMovedColumns: [MovedColumn] = [.geometry("geom"), .x("AnchorX"), .y("AnchorY")]
 
     /// The values of `annotationPlacementColumns` for `row`, as written to `table`.
     func placementValues(of row: AnnotationRow, in table: FeatureTable) -> [SQLValue] {

@@ -11,6 +11,8 @@ extension GeoPackage {
     /// caller suspended them (`withSpatialIndexSuspended(table:writing:of:refitting:_:)`).
     ///
     /// - Parameters:
+    ///   - scanning: read the whole table (`NOT INDEXED`) rather than find the rows through an
+    ///     index: cheaper when they are most of it.
     ///   - columns: the columns that move and how; with a `move`, its declared columns in the
     ///     same order.
     ///   - move: the journal's record of the move (`JournalRecorder.captureMove` on `table`), to
@@ -23,7 +25,7 @@ extension GeoPackage {
     /// - Complexity: one read of the selected rows and one write of each.
     @discardableResult
     public func translate(_ table: FeatureTable, columns: [MovedColumn], rowsWhere condition: String, bindings: [SQLValue] = [],
-                          dx: Double, dy: Double, move: JournalMove?) throws -> Int {
+                          scanning: Bool = false, dx: Double, dy: Double, move: JournalMove?) throws -> Int {
         if let move {
             precondition(move.image.table.lowercased() == table.name.lowercased(), "the move was declared for another table")
             precondition(move.columns.map { $0.name.lowercased() } == columns.map { $0.name.lowercased() }, "the move was declared with other columns")
@@ -35,7 +37,7 @@ extension GeoPackage {
         // selected through an index).
         let read = try connection.prepareUncached("""
             SELECT \(quoteIdentifier(table.primaryKey)), \(columns.map { quoteIdentifier($0.name) }.joined(separator: ", "))
-            FROM \(quoteIdentifier(table.name)) WHERE (\(condition))
+            FROM \(quoteIdentifier(table.name))\(scanning ? " NOT INDEXED" : "") WHERE (\(condition))
             """)
         try read.bind(bindings)
         var keys: [Int64] = []

@@ -102,9 +102,13 @@ struct BulkImage {
         try JournalSchema.register(name, on: connection)
     }
 
+    /// The table's row count and highest key. Two statements: a lone `count(*)` is SQLite's
+    /// page-counting fast path and `max(key)` one descent of the b-tree, where the two in one
+    /// `SELECT` stepped through every row (6 % of a bulk move's instructions, callgrind).
     private func tableShape(on connection: Connection) throws -> (Int64, Int64?) {
-        let row = try connection.rows("SELECT count(*), max(\(quotedKey)) FROM \(quotedTable)")[0]
-        return (row[0].integerValue ?? 0, row[1].integerValue)
+        let count = try connection.scalarInt("SELECT count(*) FROM \(quotedTable)") ?? 0
+        let highest = try connection.rows("SELECT max(\(quotedKey)) FROM \(quotedTable)")[0][0].integerValue
+        return (count, highest)
     }
 
     /// Copies the declared rows as they are now into the after-image table, and checks that no

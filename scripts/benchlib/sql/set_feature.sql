@@ -1,0 +1,1 @@
+UPDATE address_points SET ST_STR_NAM = '{street}' WHERE {where}
