@@ -1,3 +1,4 @@
+import AnnoLinkChecks
 import AnnoLinkEditing
 import AnnoLinkImport
 import AnnoLinkService
@@ -121,12 +122,13 @@ private final class RunningServer: @unchecked Sendable {
     let path: String
     private let scratch: ScratchDirectory
 
-    init(readOnly: Bool = false, tokens: String? = nil, maxBody: Int = 10 * 1024 * 1024, queryTimeLimit: Double = 5, threads: Int = 8) throws {
+    init(readOnly: Bool = false, tokens: String? = nil, maxBody: Int = 10 * 1024 * 1024, queryTimeLimit: Double = 5, threads: Int = 8,
+         parcels: Int = 8) throws {
         scratch = try ScratchDirectory(prefix: "server")
         path = scratch.path("sample.gpkg")
         let package = try GeoPackage.create(path: path)
         try package.addSpatialReferenceSystem(epsg: SampleGenerator.srsID)
-        _ = try SampleWriter.write(SampleGenerator(parcels: 8, seed: 3), into: package)
+        _ = try SampleWriter.write(SampleGenerator(parcels: parcels, seed: 3), into: package)
         let dataset = try Dataset(path: path, readOnly: readOnly, queryTimeLimit: queryTimeLimit, readerLimit: threads)
         routes = TestRoutes()
         let table = try tokens.map { try TokenTable(parsing: $0, path: "tokens") }
@@ -315,6 +317,52 @@ private final class RunningServer: @unchecked Sendable {
         for client in 0..<8 {
             #expect(try package.connection.scalarText("SELECT ST_STR_NAM FROM address_points WHERE fid = ?", [.integer(Int64(client + 1))]) == "S\(client)-4")
         }
+    }
+}
+
+/// Eight clients, each with its own connection, make 200 edits each at once (an edit of a house
+/// number regenerates its label), while eight more read: every edit is answered 200 and kept,
+/// the journal has an entry per edit with its user, and the annotation is consistent.
+@Suite struct HTTPServerLoadTests {
+    @Test func eightClientsTimesTwoHundredEdits() throws {
+        let server = try RunningServer(tokens: HTTPServerTests.tokens, parcels: 64)
+        let clients = 8, editsPerClient = 200
+        let results = ConcurrentResults()
+        DispatchQueue.concurrentPerform(iterations: clients * 2) { client in
+            if client >= clients {
+                // Readers, alongside.
+                results.add(client: client, (try? HTTPClient.statuses(Array(repeating: server.url + "/count?table=address_points", count: 50))) ?? [])
+                return
+            }
+            let forms = (0..<editsPerClient).map { i -> [(String, String)] in
+                // Client c edits the points c+1, c+9, …: its own features, so its last value wins.
+                let fid = client + 1 + (i % 8) * clients
+                return [("table", "address_points"), ("fid", "\(fid)"), ("field", "AD_ADDRESS"), ("value", "\(10_000 + client * 1000 + i)"),
+                        ("token", "t-alice")]
+            }
+            results.add(client: client, (try? HTTPClient.postForms(server.url + "/edit", forms)) ?? [])
+        }
+        let all = results.all
+        #expect(all.count == clients * editsPerClient + clients * 50)
+        #expect(all.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: all, by: { $0 }).mapValues(\.count))")
+
+        let package = try GeoPackage(path: server.path, readOnly: true)
+        let entries = try Journal(package: package).entries()
+        #expect(entries.count == clients * editsPerClient)
+        #expect(Set(entries.map(\.id)).count == entries.count)
+        #expect(entries.allSatisfy { $0.user == "alice" && $0.state == .done })
+        for client in 0..<clients {
+            for slot in 0..<8 {
+                let fid = client + 1 + slot * clients
+                // The last of this client's edits of this feature: i = 192 + slot.
+                let expected = 10_000 + client * 1000 + (editsPerClient - 8 + slot)
+                #expect(try package.connection.scalarInt("SELECT AD_ADDRESS FROM address_points WHERE fid = ?", [.integer(Int64(fid))]) == Int64(expected))
+                let label = try package.connection.scalarText("SELECT TextString FROM address_points_anno WHERE FeatureID = ?", [.integer(Int64(fid))])
+                #expect(label?.hasPrefix("\(expected) ") == true, "fid \(fid): \(label ?? "no label")")
+            }
+        }
+        let report = try ConsistencyChecker(package: package).run(Check())
+        #expect(report.totals.counts.values.reduce(0, +) == 0, "\(report.totals.counts)")
     }
 }
 

@@ -66,6 +66,19 @@ public enum HTTPClient {
         return try curl.run(arguments).stdout.split(separator: "\n").map { Int($0) ?? 0 }
     }
 
+    /// Runs `curl` once with one form `POST` to `url` per element of `forms` (one connection,
+    /// kept alive, requests one after another, as one client) and returns each answer's status.
+    public static func postForms(_ url: String, _ forms: [[(String, String)]]) throws -> [Int] {
+        var arguments: [String] = []
+        for (index, form) in forms.enumerated() {
+            if index > 0 { arguments.append("--next") }
+            arguments += ["-s", "--max-time", "120", "-o", "/dev/null", "-w", "%{http_code}\\n"]
+            for (name, value) in form { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+            arguments.append(url)
+        }
+        return try curl.run(arguments).stdout.split(separator: "\n").map { Int($0) ?? 0 }
+    }
+
     /// Writes `request` as it is to `127.0.0.1:port`, then reads until the server closes the
     /// connection (at most `timeout` seconds) and returns what it sent.
     public static func raw(port: UInt16, _ request: [UInt8], timeout: Int = 10) throws -> String {
