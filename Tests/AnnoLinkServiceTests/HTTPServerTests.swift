@@ -160,6 +160,10 @@ private final class RunningServer: @unchecked Sendable {
         #expect(get.status == 200)
         let parameters = try #require(get.object?["parameters"] as? [String: String])
         #expect(parameters == ["where": "AD_ADDRESS > 10", "f": "json", "empty": "", "bare": ""])
+        // Browsers and Esri's clients write a space as '+' in queries and forms.
+        let plus = try server.request("/echo?where=ST_STR_NAM+%3D+%27OAK+ST%27+AND+x%2B1", method: "POST",
+                                      headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("outFields=A+B%2BC&f=json".utf8))
+        #expect((plus.object?["parameters"] as? [String: String]) == ["where": "ST_STR_NAM = 'OAK ST' AND x+1", "outFields": "A B+C", "f": "json"])
 
         // Esri clients POST applyEdits as a form; a value longer than the post processor's
         // buffer arrives in pieces and must come out whole.
