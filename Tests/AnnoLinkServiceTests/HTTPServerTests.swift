@@ -67,7 +67,8 @@ private struct TestRoutes: Routes {
             }
             do {
                 let result = try dataset.write(user: request.caller.userName) { service in
-                    try service.run(SetFields(table: table, fid: fid, values: [FieldAssignment(field: field, text: value)], command: "serve test edit"))
+                    if let pause = request.parameters["pause"].flatMap(UInt32.init) { usleep(pause * 1000) }
+                    return try service.run(SetFields(table: table, fid: fid, values: [FieldAssignment(field: field, text: value)], command: "serve test edit"))
                 }
                 return try .json(["entry": result.journalEntry ?? -1])
             } catch ServiceError.readOnly {
@@ -272,6 +273,28 @@ private final class RunningServer: @unchecked Sendable {
         #expect(try package.connection.scalarText("SELECT TextString FROM address_points_anno WHERE FeatureID = 2")?.hasSuffix("MAPLE") == true)
     }
 
+    @Test func stoppingFinishesTheEditInFlightAndAnswersIt() throws {
+        let server = try RunningServer()
+        let reply = ReplyBox()
+        let sent = DispatchGroup()
+        DispatchQueue.global().async(group: sent) {
+            reply.set(try? server.request("/edit", method: "POST", form: [
+                ("table", "address_points"), ("fid", "3"), ("field", "ST_STR_NAM"), ("value", "BIRCH"), ("pause", "1500"),
+            ]))
+        }
+        // Stop once the edit is under way (it holds the writer for 1.5 s).
+        let deadline = Date().addingTimeInterval(30)
+        while server.server.requestsInFlight == 0, Date() < deadline { usleep(5_000) }
+        #expect(server.server.requestsInFlight == 1)
+        server.server.stop(grace: 20)
+        sent.wait()
+        #expect(reply.value?.status == 200, "the edit in flight was answered: \(reply.value?.text ?? "no answer")")
+        let package = try GeoPackage(path: server.path, readOnly: true)
+        #expect(try package.connection.scalarText("SELECT ST_STR_NAM FROM address_points WHERE fid = 3") == "BIRCH")
+        #expect(try Journal(package: package).entries().count == 1)
+        #expect((try? HTTPClient.request(server.url + "/health").status) == 0, "nothing listens after the stop")
+    }
+
     @Test func readOnlyServerRefusesEdits() throws {
         let server = try RunningServer(readOnly: true)
         let before = try contentDump(of: server.path, excluding: [])
@@ -367,6 +390,24 @@ private final class RunningServer: @unchecked Sendable {
         }
         let report = try ConsistencyChecker(package: package).run(Check())
         #expect(report.totals.counts.values.reduce(0, +) == 0, "\(report.totals.counts)")
+    }
+}
+
+/// One answer handed from a client thread to the test.
+private final class ReplyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reply: HTTPReply?
+
+    func set(_ value: HTTPReply?) {
+        lock.lock()
+        reply = value
+        lock.unlock()
+    }
+
+    var value: HTTPReply? {
+        lock.lock()
+        defer { lock.unlock() }
+        return reply
     }
 }
 
