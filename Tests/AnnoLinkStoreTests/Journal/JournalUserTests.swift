@@ -20,9 +20,11 @@ import Testing
         let entries = try journal.entries()
         #expect(entries.map(\.user) == ["alice", nil])
         #expect(try db.package.connection.scalarText("SELECT user FROM annolink_journal WHERE id = 2") == "alice")
-        // Undo and redo keep working on entries with a user.
-        #expect(try journal.undo().id == 2)
-        #expect(try journal.redo().id == 2)
+        // Undo and redo keep working on entries with a user, and say whose edit they reverted.
+        let undone = try journal.undo()
+        #expect(undone.id == 2 && undone.user == "alice")
+        #expect(try journal.redo().user == "alice")
+        #expect(try journal.entries().map(\.user) == ["alice", nil], "undo and redo keep the user")
     }
 
     @Test("a journal made before the user column still reads, and gets the column with its first user")
