@@ -239,6 +239,29 @@ private final class RunningServer: @unchecked Sendable {
         #expect(try server.request("/health").status == 200)
     }
 
+    @Test func hostileBytesNeverStopTheServer() throws {
+        let server = try RunningServer(maxBody: 4096)
+        let port = UInt16(server.url.split(separator: ":").last!)!
+        var generator = SeededGenerator(seed: 14)
+        let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "BREW", "", "G\u{0}ET"]
+        let paths = ["/echo", "/edit", "/health", "/%00", "/..%2f..%2f", "/echo?" + String(repeating: "a=1&", count: 500), "*", "/%ZZ", "/\u{7f}"]
+        for _ in 0..<60 {
+            var request = "\(methods.randomElement(using: &generator)!) \(paths.randomElement(using: &generator)!) HTTP/1.1\r\nHost: x\r\n"
+            if Bool.random(using: &generator) { request += "Content-Length: \(Int.random(in: -5...9000, using: &generator))\r\n" }
+            if Bool.random(using: &generator) { request += "Content-Type: application/x-www-form-urlencoded\r\n" }
+            if Bool.random(using: &generator) { request += "Transfer-Encoding: chunked\r\n" }
+            request += "\r\n"
+            var bytes = Array(request.utf8)
+            bytes += (0..<Int.random(in: 0...5000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = try HTTPClient.raw(port: port, bytes, timeout: 5)
+        }
+        #expect(try server.request("/health").status == 200)
+        // Requests cut off half-way are not left counted as in flight.
+        let deadline = Date().addingTimeInterval(30)
+        while server.server.requestsInFlight > 0, Date() < deadline { usleep(10_000) }
+        #expect(server.server.requestsInFlight == 0)
+    }
+
     @Test func tokensDecideTheCaller() throws {
         let server = try RunningServer(tokens: Self.tokens)
         func caller(_ path: String, headers: [String: String] = [:]) throws -> (String?, Bool, Bool) {
@@ -390,6 +413,21 @@ private final class RunningServer: @unchecked Sendable {
         }
         let report = try ConsistencyChecker(package: package).run(Check())
         #expect(report.totals.counts.values.reduce(0, +) == 0, "\(report.totals.counts)")
+    }
+}
+
+/// A deterministic generator (SplitMix64), so a failing hostile request can be replayed.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
