@@ -25,9 +25,11 @@ struct AddCommand: ParsableCommand {
         """)
     static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of the geometry (default: the table's own)")
     static let values = ArgumentDeclaration.remainingPositionals("FIELD=VALUE")
-    static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, MoveCommand.json]
+    static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, EditOutput.allowEmpty, EditOutput.dryRun, MoveCommand.json]
 
     var json: Bool
+    var dryRun: Bool
+    var allowEmpty: Bool
     var geometryText: String
     var crs: String?
     var path: String
@@ -38,6 +40,8 @@ struct AddCommand: ParsableCommand {
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(MoveCommand.json)
+        dryRun = arguments.flag(EditOutput.dryRun)
+        allowEmpty = arguments.flag(EditOutput.allowEmpty)
         geometryText = try arguments.required(Self.geometry)
         crs = try arguments.option(Self.crs)
         path = try arguments.positional(SetCommand.file)
@@ -56,7 +60,8 @@ struct AddCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(AddFeature(table: table, geometry: shape, crs: crs, values: values, command: EditOutput.commandLine))
+        let result = try EditOutput.run(AddFeature(table: table, geometry: shape, crs: crs, values: values, allowEmpty: allowEmpty,
+                                                   command: EditOutput.commandLine), in: service, dryRun: dryRun)
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

@@ -113,7 +113,7 @@ extension EditError {
     var exitStatus: ExitStatus {
         switch self {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate, .coordinateOutOfRange,
-            .invalidSelection, .emptySelection:
+            .invalidSelection, .emptySelection, .emptyLabelValue:
             .dataError
         }
     }

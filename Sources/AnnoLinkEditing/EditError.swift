@@ -20,6 +20,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidSelection(String)
     /// Nothing to do.
     case emptySelection(String)
+    /// An empty or blank text for a field a label expression reads (refused unless the edit
+    /// allows empty values).
+    case emptyLabelValue(table: String, field: String, annotationTable: String, classID: Int64, className: String, expression: String)
 
     public var description: String {
         switch self {
@@ -35,6 +38,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             "coordinate \(String(format: "%g", value)) is outside what the CRS of \(table) can hold (at most ±\(String(format: "%.0f", limit)) \(unit))"
         case .invalidSelection(let reason): "invalid selection: \(reason)"
         case .emptySelection(let text): text
+        case .emptyLabelValue(let table, let field, let annotationTable, let classID, let className, let expression):
+            "\(table).\(field) may not be empty: annotation class '\(className)' (\(annotationTable) class \(classID)) labels with " +
+                "\(expression), which reads it (--allow-empty sets it anyway)"
         }
     }
 }
