@@ -8,7 +8,8 @@ struct DeleteCommand: ParsableCommand {
         abstract: "delete a feature, or many, and their linked annotation",
         usage: [
             "annolink delete FILE.gpkg TABLE FID [options]",
-            "annolink delete FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL) [options]",
+            "annolink delete FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)",
+            "                [options]",
         ],
         discussion: """
             Deletes the feature (FID), or every feature a selection picks, and every annotation
