@@ -81,6 +81,13 @@ public struct BulkEditResult: Sendable, Encodable {
         public var deleted = 0
         public var reclassified = 0
 
+        public init(created: Int = 0, updated: Int = 0, deleted: Int = 0, reclassified: Int = 0) {
+            self.created = created
+            self.updated = updated
+            self.deleted = deleted
+            self.reclassified = reclassified
+        }
+
         mutating func add(_ changes: [AnnotationChange]) {
             for change in changes {
                 switch change.kind {
