@@ -109,7 +109,17 @@ public struct BulkEditResult: Sendable, Encodable {
     public var annotation = AnnotationCounts()
     /// Every feature's change, in fid order, when the request asked for them.
     public var changes: [EditResult]?
-    public var dryRun = false
+    /// Whether nothing was written; every change listed says the same.
+    public var dryRun = false {
+        didSet {
+            guard let listed = changes else { return }
+            changes = listed.map { change in
+                var marked = change
+                marked.dryRun = dryRun
+                return marked
+            }
+        }
+    }
     public var journalEntry: Int64?
 
     enum CodingKeys: String, CodingKey { case kind = "edit", table, features, fields, annotation, changes, dryRun, journalEntry }
