@@ -75,6 +75,8 @@ struct ErrorStatusTests {
             Case(EditError.coordinateOutOfRange(table: "roads", value: 1e300, limit: 1e8, unit: "units of the CRS"), .dataError),
             Case(EditError.invalidSelection("not read-only"), .dataError),
             Case(EditError.emptySelection("no feature of roads is inside the box"), .dataError),
+            Case(EditError.emptyLabelValue(table: "roads", field: "Name", annotationTable: "roads_anno", classID: 0, className: "Default",
+                                           expression: "$feature.Name"), .dataError),
 
             Case(CheckError.noAnnotationClasses(annotationTables: ["roads_anno"]), .dataError),
             Case(CheckError.notAnnotated(table: "roads"), .dataError),
