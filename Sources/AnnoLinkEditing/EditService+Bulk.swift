@@ -174,10 +174,14 @@ extension EditService {
                 let annotationTables = try declareAnnotation(of: table, recorder: recorder)
                 var done = 0
                 try forEachSelected { fid in
-                    let before = try package.feature(table, fid: fid)
+                    // The values before are read only when the changes are listed (a read of the
+                    // whole feature is an eighth of the time per feature).
+                    let before = reportChanges ? try package.feature(table, fid: fid) : nil
                     try package.updateFeature(table, fid: fid, attributes: parsed)
                     var change = EditResult(kind: .set, table: table.name, fid: fid)
-                    change.fields = fields.map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
+                    if let before {
+                        change.fields = fields.map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
+                    }
                     if isAnnotationTable {
                         try annotationEditedByHand(table, fid: fid, fields: Set(fields))
                     } else {
