@@ -63,6 +63,31 @@ import Testing
         #expect(try s.count("SELECT count(*) FROM address_points_anno WHERE TextString LIKE '% WOODLAND CT'") == 12)
     }
 
+    @Test("without a listing and without class where clauses, a bulk set streams through SQLite and gives the same file and counts",
+          arguments: [("ST_STR_NAM", "WOODLAND CT"), ("FULL_ADDRE", "somewhere"), ("AD_ADDRESS", "7")])
+    func streamingMatchesFeatureByFeature(field: String, value: String) throws {
+        var contents: [[String]] = []
+        var counts: [BulkEditResult.AnnotationCounts] = []
+        for listing in [true, false] {
+            let s = try EditScratch()
+            // A label gone missing (say, deleted by hand) is made again by both.
+            try s.package.connection.run("DELETE FROM address_points_anno WHERE FeatureID = 3")
+            let result = try s.service.run(SetFieldsBulk(table: "address_points", selection: .condition("fid % 2 = 1"),
+                                                         values: [FieldAssignment(field: field, text: value)], reportChanges: listing, command: "t"))
+            #expect(result.features == 12 && (result.changes == nil) == !listing)
+            counts.append(result.annotation)
+            // gpkg_contents holds the time of the edit.
+            contents.append(try content(s).filter { !$0.hasPrefix("gpkg_contents") })
+            _ = try s.service.run(Undo())
+            #expect(try s.count("SELECT count(*) FROM address_points_anno WHERE FeatureID = 3") == 0, "undo takes the made label away again")
+        }
+        #expect(counts[0] == counts[1])
+        #expect(counts[0].created == 1)
+        #expect(counts[0].updated == (field == "FULL_ADDRE" ? 0 : 11))
+        let differences = zip(contents[0], contents[1]).filter { $0 != $1 }
+        #expect(contents[0].count == contents[1].count && differences.isEmpty, "first difference: \(differences.first.map { "\($0.0)\n→ \($0.1)" } ?? "")")
+    }
+
     @Test("a bulk set moves a feature whose class where clause now selects another class to that class, and undo moves it back")
     func reclassifies() throws {
         let s = try EditScratch(prepare: Self.twoClasses)
