@@ -40,9 +40,11 @@ struct AddCommand: ParsableCommand {
         table's own); one that contradicts the spatialReference is refused
         """)
     static let values = ArgumentDeclaration.remainingPositionals("FIELD=VALUE")
-    static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, MoveCommand.json]
+    static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, EditOutput.allowEmpty, EditOutput.dryRun, MoveCommand.json]
 
     var json: Bool
+    var dryRun: Bool
+    var allowEmpty: Bool
     var geometryText: String
     var crs: String?
     var path: String
@@ -55,6 +57,8 @@ struct AddCommand: ParsableCommand {
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(MoveCommand.json)
+        dryRun = arguments.flag(EditOutput.dryRun)
+        allowEmpty = arguments.flag(EditOutput.allowEmpty)
         geometryText = try arguments.required(Self.geometry)
         crs = try arguments.option(Self.crs)
         path = try arguments.positional(SetCommand.file)
@@ -73,8 +77,9 @@ struct AddCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: path))
-        let result = try service.run(AddFeature(table: table, geometry: input.geometry, crs: try input.referenceSystem(given: crs), values: values,
-                                                command: EditOutput.commandLine))
+        let request = AddFeature(table: table, geometry: input.geometry, crs: try input.referenceSystem(given: crs), values: values,
+                                 allowEmpty: allowEmpty, command: EditOutput.commandLine)
+        let result = try EditOutput.run(request, in: service, dryRun: dryRun)
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

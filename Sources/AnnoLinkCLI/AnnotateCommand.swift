@@ -12,7 +12,7 @@ struct AnnotateCommand: ParsableCommand {
         usage: [
             "annolink annotate FILE.gpkg --origin TABLE --into ANNO_TABLE --expression EXPR",
             "                  --placement point|line [options] [--json]",
-            "annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE] [--json]",
+            "annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE] [--dry-run] [--json]",
         ],
         discussion: """
             The first form registers an annotation class that labels the features of TABLE and
@@ -54,19 +54,27 @@ struct AnnotateCommand: ParsableCommand {
     static let noUpdateOnShapeChange = ArgumentDeclaration.flag("--no-update-on-shape-change", help: "keep the placement when a feature's shape changes")
     static let json = ArgumentDeclaration.flag("--json", help: """
         the counts: {"features", "created", "updated", "deleted",
-        "reclassified", "unplaceable"}
+        "reclassified", "unplaceable", "dryRun"}; with --dry-run also
+        "changes": [{"change", "annotationTable", "annotationFid",
+        "classID", "oldText", "newText", "oldAnchor", "newAnchor",
+        "oldAngle", "newAngle"}]
+        """)
+    static let dryRun = ArgumentDeclaration.flag("--dry-run", usage: false, help: """
+        with --regenerate: list every annotation row that would
+        change (text, anchor, angle before -> after); write nothing
         """)
     // Listed in the usage lines above, not under options.
     static let regenerate = ArgumentDeclaration.flag("--regenerate", usage: false, help: "regenerate the annotation of the registered classes")
     static let origin = ArgumentDeclaration.option("--origin", value: "TABLE", help: "the feature table to label")
     static let into = ArgumentDeclaration.option("--into", value: "ANNO_TABLE", help: "the annotation table to write (created when missing)")
     static let arguments = [
-        SetCommand.file, origin, into, regenerate, expression, placement, classID, name, whereClause, font, size, scale, offset, noAutoCreate,
+        SetCommand.file, origin, into, regenerate, dryRun, expression, placement, classID, name, whereClause, font, size, scale, offset, noAutoCreate,
         noUpdateOnShapeChange, json,
     ]
 
     var json: Bool
     var regenerate: Bool
+    var dryRun: Bool
     var into: String?
     var origin: String?
     var expression: String?
@@ -85,6 +93,7 @@ struct AnnotateCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         regenerate = arguments.flag(Self.regenerate)
+        dryRun = arguments.flag(Self.dryRun)
         into = try arguments.option(Self.into)
         origin = try arguments.option(Self.origin)
         expression = try arguments.option(Self.expression)
@@ -108,6 +117,7 @@ struct AnnotateCommand: ParsableCommand {
             }
             return
         }
+        if dryRun { throw CommandError.usage("--dry-run goes with --regenerate") }
         guard origin != nil else { throw CommandError.usage("missing \(Self.origin.label)") }
         guard into != nil else { throw CommandError.usage("missing \(Self.into.label)") }
         guard expression != nil else { throw CommandError.usage("missing \(Self.expression.label)") }
@@ -124,15 +134,28 @@ struct AnnotateCommand: ParsableCommand {
             }
             if let into { _ = try package.featureTable(into) }
             let progress = Progress("features")
-            let summary = try package.connection.write { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
+            var changes: [AnnotationChange]?
+            let summary: RegenerationSummary
+            if dryRun {
+                // The same regeneration, rolled back: what it lists is what a real run does.
+                changes = []
+                summary = try package.connection.withoutCommitting {
+                    try engine.regenerateAll(annotationTable: into, progress: progress.update) { changes?.append($0) }
+                }
+            } else {
+                summary = try package.connection.write { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
+            }
+            let output = RegenerationOutput(summary: summary, dryRun: dryRun, changes: changes)
             progress.finish(summary.features)
             for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
             if json {
-                Output.line(try Output.json(summary))
+                Output.line(try Output.json(output))
                 return .success
             }
-            Output.line("regenerated the annotation of \(summary.features) features: \(summary.created) created, \(summary.updated) updated, " +
-                "\(summary.reclassified) moved to another class, \(summary.deleted) removed (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
+            Output.line("\(dryRun ? "would regenerate" : "regenerated") the annotation of \(summary.features) features: \(summary.created) created, " +
+                "\(summary.updated) updated, \(summary.reclassified) moved to another class, \(summary.deleted) removed " +
+                (dryRun ? "(dry run: nothing written)" : "(\(String(format: "%.1f", Date().timeIntervalSince(started))) s)"))
+            for change in output.changes ?? [] { Output.line(EditOutput.line(of: change, dryRun: true, indent: "")) }
             return .success
         }
 
@@ -183,5 +206,22 @@ struct AnnotateCommand: ParsableCommand {
             Output.line("  \(summary.unplaceable) features have no geometry and got no annotation")
         }
         return .success
+    }
+}
+
+/// `annotate --regenerate --json`: the counts, whether it was a dry run, and with a dry run
+/// every change.
+struct RegenerationOutput: Encodable {
+    var summary: RegenerationSummary
+    var dryRun: Bool
+    var changes: [AnnotationChange]?
+
+    enum CodingKeys: String, CodingKey { case dryRun, changes }
+
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(dryRun, forKey: .dryRun)
+        if let changes { try c.encode(changes, forKey: .changes) }
     }
 }

@@ -46,7 +46,11 @@ struct CheckCommand: ParsableCommand {
         {"problems": [{"code", "annotationTable", "annotationFid",
         "classID", "originTable", "originFid", "message"}],
         "counts": {"<code>": n}}; with --fix also "repaired",
-        "left" (counts by code) and "journalEntry"
+        "left" (counts by code), "journalEntry" and "dryRun"
+        """)
+    static let dryRun = ArgumentDeclaration.flag("--dry-run", help: """
+        with --fix: list the problems and what the repair would
+        change, and write nothing
         """)
     static let all = ArgumentDeclaration.flag("--all", help: "list every problem (default: the first 20)")
     static let fix = ArgumentDeclaration.flag("--fix", help: """
@@ -64,7 +68,7 @@ struct CheckCommand: ParsableCommand {
     static let angleTolerance = ArgumentDeclaration.option("--angle-tolerance", value: "DEG", help: "angle difference allowed, in degrees (default 1)")
     static let footprintTolerance = ArgumentDeclaration.option("--footprint-tolerance", value: "PT",
         help: "footprint corner distance allowed, in points (default 1)")
-    static let arguments = [SetCommand.file, table, json, all, fix, positionTolerance, angleTolerance, footprintTolerance]
+    static let arguments = [SetCommand.file, table, json, all, fix, dryRun, positionTolerance, angleTolerance, footprintTolerance]
 
     /// Problems listed without `--all`.
     static let listed = 20
@@ -72,6 +76,7 @@ struct CheckCommand: ParsableCommand {
     var json: Bool
     var all: Bool
     var fix: Bool
+    var dryRun: Bool
     var table: String?
     var tolerances: CheckTolerances
     var path: String
@@ -80,6 +85,7 @@ struct CheckCommand: ParsableCommand {
         json = arguments.flag(Self.json)
         all = arguments.flag(Self.all)
         fix = arguments.flag(Self.fix)
+        dryRun = arguments.flag(Self.dryRun)
         table = try arguments.option(Self.table)
         func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
             try arguments.option(declaration, as: what) { decimalNumber($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
@@ -89,6 +95,10 @@ struct CheckCommand: ParsableCommand {
             angle: try tolerance(Self.angleTolerance, "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
             footprint: try tolerance(Self.footprintTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
         path = try arguments.positional(SetCommand.file)
+    }
+
+    mutating func validate() throws {
+        if dryRun && !fix { throw CommandError.usage("--dry-run goes with --fix (a check alone writes nothing)") }
     }
 
     func run() throws -> ExitStatus {
@@ -101,7 +111,7 @@ struct CheckCommand: ParsableCommand {
             progress?.update(done)
         }
         let report = fix
-            ? try checker.run(CheckFix(table: table, tolerances: tolerances, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
+            ? try checker.run(CheckFix(table: table, tolerances: tolerances, dryRun: dryRun, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
             : try checker.run(Check(table: table, tolerances: tolerances), progress: tick, report: { try listing.add($0) })
         let summary = report.summary, repair = report.repair
         if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
@@ -150,10 +160,11 @@ struct CheckCommand: ParsableCommand {
         Output.line()
         let repaired = repair.repaired.values.reduce(0, +)
         if repaired > 0 {
-            var line = "repaired \(repaired) problem\(repaired == 1 ? "" : "s"): " +
+            var line = "\(repair.dryRun ? "would repair" : "repaired") \(repaired) problem\(repaired == 1 ? "" : "s"): " +
                 "\(repair.updated) annotation rows updated, \(repair.deleted) deleted, \(repair.created) created"
             if !repair.rebuiltIndexes.isEmpty { line += "; spatial index of \(repair.rebuiltIndexes.joined(separator: ", ")) rebuilt" }
             if let entry = repair.journalEntry { line += " (journal entry \(entry); 'annolink undo' reverts it)" }
+            if repair.dryRun { line += " (dry run: nothing written)" }
             Output.line(line)
         }
         if !repair.left.isEmpty {

@@ -134,7 +134,7 @@ extension EditError {
         switch self {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate, .coordinateOutOfRange,
             .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
-            .conflictingCRS:
+            .conflictingCRS, .emptyLabelValue:
             .dataError
         }
     }

@@ -29,9 +29,10 @@ struct MoveCommand: ParsableCommand {
         string (default: the table's own CRS); projected with PROJ
         """)
     static let json = ArgumentDeclaration.flag("--json", help: "what changed (see 'annolink set --help')")
-    static let arguments = FeatureOperand.arguments + [to, crs, json]
+    static let arguments = FeatureOperand.arguments + [to, crs, EditOutput.dryRun, json]
 
     var json: Bool
+    var dryRun: Bool
     var toText: String
     var crs: String?
     var feature: FeatureOperand
@@ -39,6 +40,7 @@ struct MoveCommand: ParsableCommand {
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
+        dryRun = arguments.flag(EditOutput.dryRun)
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
         feature = try FeatureOperand(parsing: &arguments, crs: crs)
@@ -52,7 +54,8 @@ struct MoveCommand: ParsableCommand {
     func run() throws -> ExitStatus {
         let service = EditService(package: try GeoPackage(path: feature.path))
         let fid = try feature.resolve(with: service)
-        let result = try service.run(MovePoint(table: feature.table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine))
+        let result = try EditOutput.run(MovePoint(table: feature.table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine),
+                                        in: service, dryRun: dryRun)
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

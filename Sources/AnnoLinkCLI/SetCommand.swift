@@ -5,24 +5,38 @@ import AnnoLinkStore
 struct SetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
-        abstract: "set fields of one feature; its annotation text follows",
+        abstract: "set fields of one feature, or of many; their annotation text follows",
+        usage: [
+            "annolink set FILE.gpkg TABLE (FID | --at X,Y [--crs CRS]) FIELD=VALUE... [options]",
+            "annolink set FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)",
+            "             FIELD=VALUE... [options]",
+        ],
         discussion: """
-            Sets one or more fields of one feature and regenerates its linked annotation (text,
-            and class membership where a class's where clause depends on the fields), in one
-            transaction with a journal entry ('annolink undo' reverts it).
+            Sets one or more fields of one feature (FID), or of every feature a selection picks,
+            and regenerates the linked annotation (text, and class membership where a class's
+            where clause depends on the fields: a feature whose class changes moves to the other
+            class), in one transaction with one journal entry ('annolink undo' reverts it). A bulk
+            edit keeps the rows it changes on disk in the journal, not in memory, and shows its
+            progress on a terminal.
 
             Values are checked against the column: whole numbers for INTEGER columns (and the
             ranges of TINYINT, SMALLINT, MEDIUMINT), finite numbers for REAL/DOUBLE, at most n
             characters for TEXT(n), true/false for BOOLEAN, YYYY-MM-DD for DATE,
             YYYY-MM-DDTHH:MM:SS.SSSZ for DATETIME, hexadecimal for BLOB. NULL (in capitals) sets
-            SQL NULL unless the column is NOT NULL. Quote values with spaces for the shell.
+            SQL NULL unless the column is NOT NULL. An empty or blank text for a field a label
+            expression reads is refused (the label would lose it) unless --allow-empty. Quote
+            values with spaces for the shell.
             """,
         exitStatus: """
-            0 done, 64 bad usage, 65 unknown table, fid or field, a value that
-            does not fit, nothing at the --at location or two features equally near it,
+            0 done (also when a selection picks nothing), 64 bad usage, 65 unknown table,
+            fid or field, a value that does not fit, an empty label value, an invalid
+            where clause, nothing at the --at location or two features equally near it,
             66 no such file. On any error the file is unchanged.
             """,
-        example: #"annolink set loudoun.gpkg Loudoun_Address_Points_1 1 AD_ADDRESS=21506 ST_STR_NAM="ELM TREE""#)
+        example: #"""
+            annolink set loudoun.gpkg Loudoun_Address_Points_1 1 AD_ADDRESS=21506 ST_STR_NAM="ELM TREE"
+            annolink set loudoun.gpkg Loudoun_Address_Points_1 --where "ST_STR_NAM = 'WOODLAND'" ST_STR_NAM="WOODLAND CT"
+            """#)
 
     static let file = ArgumentDeclaration.positional("FILE.gpkg")
     static let table = ArgumentDeclaration.positional("TABLE")
@@ -32,31 +46,62 @@ struct SetCommand: ParsableCommand {
         what changed: {"edit", "table", "fid", "fields": [{"name", "old", "new"}],
         "annotation": [{"change", "annotationTable", "annotationFid", "classID",
         "oldText", "newText", "oldAnchor", "newAnchor", "oldAngle", "newAngle"}],
-        "journalEntry"}; edits of the geometry also "oldGeometry", "newGeometry"
+        "journalEntry", "dryRun"}; edits of the geometry also "oldGeometry",
+        "newGeometry". With a selection: {"edit", "table", "features",
+        "fields": [{"name", "new"}], "annotation": {"created", "updated",
+        "deleted", "reclassified"}, "changes": [one object as above per
+        feature], "dryRun", "journalEntry"}
         """)
-    static let arguments = FeatureOperand.argumentsWithCRS + [values, json]
+    static let arguments = FeatureOperand.argumentsWithCRS + SelectionOptions.arguments + [values, EditOutput.allowEmpty, EditOutput.dryRun, json]
 
     var json: Bool
-    var feature: FeatureOperand
+    var dryRun: Bool
+    var allowEmpty: Bool
+    /// One feature (`TABLE FID`), or nil with a selection.
+    var feature: FeatureOperand?
+    var selectionOptions: SelectionOptions
+    var path = ""
+    var table = ""
     var words: [String]
     var values: [FieldAssignment] = []
+    var selection: Selection?
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
-        feature = try FeatureOperand(parsing: &arguments)
+        dryRun = arguments.flag(EditOutput.dryRun)
+        allowEmpty = arguments.flag(EditOutput.allowEmpty)
+        selectionOptions = try SelectionOptions(parsing: &arguments)
+        if selectionOptions.isGiven {
+            path = try arguments.positional(Self.file)
+            table = try arguments.positional(Self.table)
+        } else {
+            feature = try FeatureOperand(parsing: &arguments)
+        }
         words = arguments.remainingPositionals()
     }
 
     mutating func validate() throws {
-        try feature.validate()
+        if feature != nil {
+            try feature!.validate()
+        } else {
+            selection = try selectionOptions.selection()
+        }
         values = try EditOutput.assignments(words)
         guard !values.isEmpty else { throw CommandError.usage("missing FIELD=VALUE") }
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path))
-        let fid = try feature.resolve(with: service)
-        let result = try service.run(SetFields(table: feature.table, fid: fid, values: values, command: EditOutput.commandLine))
+        if let feature {
+            let service = EditService(package: try GeoPackage(path: feature.path))
+            let fid = try feature.resolve(with: service)
+            let request = SetFields(table: feature.table, fid: fid, values: values, allowEmpty: allowEmpty, command: EditOutput.commandLine)
+            try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
+            return .success
+        }
+        let service = EditService(package: try GeoPackage(path: path))
+        let request = SetFieldsBulk(table: table, selection: selection!, values: values, allowEmpty: allowEmpty, reportChanges: json || dryRun,
+                                    command: EditOutput.commandLine)
+        let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)
         return .success
     }

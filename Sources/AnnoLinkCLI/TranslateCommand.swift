@@ -23,15 +23,12 @@ struct TranslateCommand: ParsableCommand {
             """,
         example: "annolink translate big.gpkg parcel_lines --bbox 11880000,7020000,11890000,7030000 --by 0.5,-1.25")
 
-    static let selection = "selection (exactly one)"
-    static let fids = ArgumentDeclaration.option("--fids", value: "1,2,3", required: true, section: selection, help: "these feature ids")
-    static let bbox = ArgumentDeclaration.option("--bbox", value: "MINX,MINY,MAXX,MAXY", required: true, section: selection, help: """
-        every feature whose envelope lies inside the box
-        """)
-    static let whereClause = ArgumentDeclaration.option("--where", value: "SQL", required: true, section: selection, help: """
-        every feature an SQL condition on TABLE selects, e.g.
-        "LEFT_FID = 12"; it must be one read-only condition
-        """)
+    static let fids = ArgumentDeclaration.option("--fids", value: "1,2,3", required: true, section: SelectionOptions.section,
+                                                 help: SelectionOptions.fids.help)
+    static let bbox = ArgumentDeclaration.option("--bbox", value: "MINX,MINY,MAXX,MAXY", required: true, section: SelectionOptions.section,
+                                                 help: SelectionOptions.bbox.help)
+    static let whereClause = ArgumentDeclaration.option("--where", value: "SQL", required: true, section: SelectionOptions.section,
+                                                        help: SelectionOptions.whereClause.help)
     static let by = ArgumentDeclaration.option("--by", value: "DX,DY", required: true, help: "the move, in the table's CRS units")
     static let dryRun = ArgumentDeclaration.flag("--dry-run", help: "report what would move; write nothing")
     static let json = ArgumentDeclaration.flag("--json", help: #"{"table", "dx", "dy", "features", "annotationRows", "dryRun", "journalEntry"}"#)
@@ -39,9 +36,7 @@ struct TranslateCommand: ParsableCommand {
 
     var json: Bool
     var dryRun: Bool
-    var fidsText: String?
-    var bboxText: String?
-    var whereText: String?
+    var selectionOptions: SelectionOptions
     var byText: String
     var path: String
     var table: String
@@ -51,9 +46,7 @@ struct TranslateCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         dryRun = arguments.flag(Self.dryRun)
-        fidsText = try arguments.option(Self.fids)
-        bboxText = try arguments.option(Self.bbox)
-        whereText = try arguments.option(Self.whereClause)
+        selectionOptions = try SelectionOptions(parsing: &arguments)
         byText = try arguments.required(Self.by)
         path = try arguments.positional(SetCommand.file)
         table = try arguments.positional(SetCommand.table)
@@ -61,27 +54,7 @@ struct TranslateCommand: ParsableCommand {
 
     mutating func validate() throws {
         offset = try EditOutput.coordinate(byText, option: Self.by.name)
-        switch (fidsText, bboxText, whereText) {
-        case (let fids?, nil, nil):
-            let parsed = fids.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
-                throw CommandError.usage("--fids expects whole numbers separated by commas, not '\(fids)'")
-            }
-            selection = .fids(parsed.map { $0! })
-        case (nil, let box?, nil):
-            let numbers = box.split(separator: ",").map { decimalNumber($0.trimmingCharacters(in: .whitespaces)) }
-            guard numbers.count == 4, numbers.allSatisfy({ $0 != nil }) else {
-                throw CommandError.usage("--bbox expects MINX,MINY,MAXX,MAXY, not '\(box)'")
-            }
-            let n = numbers.map { $0! }
-            guard n.allSatisfy(\.isFinite) else { throw CommandError("--bbox: coordinates must be finite numbers, not '\(box)'", status: .dataError) }
-            guard n[0] <= n[2], n[1] <= n[3] else { throw CommandError.usage("--bbox: MINX must not exceed MAXX, nor MINY MAXY") }
-            selection = .boundingBox(Envelope(minX: n[0], minY: n[1], maxX: n[2], maxY: n[3]))
-        case (nil, nil, let clause?):
-            selection = .condition(clause)
-        default:
-            throw CommandError.usage("give exactly one of --fids, --bbox, --where")
-        }
+        selection = try selectionOptions.selection()
     }
 
     func run() throws -> ExitStatus {

@@ -20,19 +20,22 @@ public struct Check: Hashable, Sendable {
 public struct CheckFix: Hashable, Sendable {
     public var table: String?
     public var tolerances: CheckTolerances
+    /// Report what the repair would do and write nothing (`check --fix --dry-run`).
+    public var dryRun: Bool
     /// The command line (or request) that asked, kept in the journal entry.
     public var command: String
 
-    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), command: String) {
+    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), dryRun: Bool = false, command: String) {
         self.table = table
         self.tolerances = tolerances
+        self.dryRun = dryRun
         self.command = command
     }
 }
 
 /// What a check found, and with a fix what the repair did: the `check --json` document,
 /// `{"problems": [Problem], "counts": {code: n}}`, with a fix also `"repaired"`, `"left"`
-/// (counts by code) and `"journalEntry"`.
+/// (counts by code), `"journalEntry"` and `"dryRun"`.
 ///
 /// `problems` holds the problems only when the check collected them (no `report` callback);
 /// a caller that streams them gets them one by one instead and an empty list here.
@@ -59,7 +62,7 @@ public struct CheckReport: Sendable, Encodable {
         public var counts: [ProblemCode: Int]
         public var repair: RepairResult?
 
-        enum CodingKeys: String, CodingKey { case counts, repaired, left, journalEntry }
+        enum CodingKeys: String, CodingKey { case counts, repaired, left, journalEntry, dryRun }
 
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -68,6 +71,7 @@ public struct CheckReport: Sendable, Encodable {
                 try c.encode(ProblemCode.keyed(repair.repaired), forKey: .repaired)
                 try c.encode(ProblemCode.keyed(repair.left), forKey: .left)
                 try c.encode(repair.journalEntry, forKey: .journalEntry)
+                try c.encode(repair.dryRun, forKey: .dryRun)
             }
         }
     }
@@ -123,9 +127,13 @@ extension ConsistencyChecker {
     ///
     /// - Throws: as `check(table:progress:report:)` and `repair(_:command:)`; on any error the
     ///   file is as it was.
+    ///
+    /// A dry run (`request.dryRun`) makes the same repair and rolls it back, journal entry and
+    /// all (`Connection.withoutCommitting`): the report is what the repair then does, and the
+    /// file's bytes stay as they were.
     public func run(_ request: CheckFix, progress: (Int, Int) -> Void = { _, _ in }, report: ((Problem) throws -> Void)? = nil) throws -> CheckReport {
         tolerances = request.tolerances
-        return try connection.write {
+        func checkAndRepair() throws -> CheckReport {
             var plan = RepairPlan()
             var problems: [Problem] = []
             let summary = try check(table: request.table, progress: progress) { problem in
@@ -135,5 +143,10 @@ extension ConsistencyChecker {
             let repair = try self.repair(plan, command: request.command)
             return CheckReport(summary: summary, problems: problems, repair: repair)
         }
+        guard request.dryRun else { return try connection.write(checkAndRepair) }
+        var report = try connection.withoutCommitting(checkAndRepair)
+        report.repair?.journalEntry = nil
+        report.repair?.dryRun = true
+        return report
     }
 }

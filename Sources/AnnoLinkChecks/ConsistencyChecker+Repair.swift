@@ -15,8 +15,10 @@ public struct RepairResult: Sendable {
     /// The spatial indexes rebuilt.
     public var rebuiltIndexes: [String] = []
     /// The journal entry that holds the repair (`annolink undo` reverts it); nil when nothing
-    /// was changed.
+    /// was changed, or for a dry run.
     public var journalEntry: Int64?
+    /// Whether this is what the repair would do: nothing was written.
+    public var dryRun = false
 }
 
 extension ConsistencyChecker {

@@ -44,6 +44,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             self.distance = distance
         }
     }
+    /// An empty or blank text for a field a label expression reads (refused unless the edit
+    /// allows empty values).
+    case emptyLabelValue(table: String, field: String, annotationTable: String, classID: Int64, className: String, expression: String)
 
     public var description: String {
         switch self {
@@ -70,6 +73,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
         case .ambiguousLocation(let table, let location, let tolerance, let candidates, let more):
             "\(location) is ambiguous: the nearest of the \(candidates.count + more) features of \(table) within " +
                 "\(Self.distance(tolerance)) (map units) are equally near (\(Self.distance(candidates.first?.distance ?? 0))); give the FID"
+        case .emptyLabelValue(let table, let field, let annotationTable, let classID, let className, let expression):
+            "\(table).\(field) may not be empty: annotation class '\(className)' (\(annotationTable) class \(classID)) labels with " +
+                "\(expression), which reads it (--allow-empty sets it anyway)"
         }
     }
 

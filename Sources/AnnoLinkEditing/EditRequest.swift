@@ -39,18 +39,22 @@ public struct SetFields: EditRequest {
     public var table: String
     public var fid: Int64
     public var values: [FieldAssignment]
+    /// Whether an empty or blank text may be set for a field a label expression reads
+    /// (`--allow-empty`); refused otherwise (`EditError.emptyLabelValue`).
+    public var allowEmpty: Bool
     /// The command line (or request) that asked, kept in the journal entry.
     public var command: String
 
-    public init(table: String, fid: Int64, values: [FieldAssignment], command: String) {
+    public init(table: String, fid: Int64, values: [FieldAssignment], allowEmpty: Bool = false, command: String) {
         self.table = table
         self.fid = fid
         self.values = values
+        self.allowEmpty = allowEmpty
         self.command = command
     }
 
     public func run(in service: EditService) throws -> EditResult {
-        try service.setFields(table: table, fid: fid, values: values.pairs, command: command)
+        try service.setFields(table: table, fid: fid, values: values.pairs, allowEmpty: allowEmpty, command: command)
     }
 }
 
@@ -137,18 +141,21 @@ public struct AddFeature: EditRequest {
     public var geometry: Geometry
     public var crs: String?
     public var values: [FieldAssignment]
+    /// As `SetFields.allowEmpty`.
+    public var allowEmpty: Bool
     public var command: String
 
-    public init(table: String, geometry: Geometry, crs: String? = nil, values: [FieldAssignment] = [], command: String) {
+    public init(table: String, geometry: Geometry, crs: String? = nil, values: [FieldAssignment] = [], allowEmpty: Bool = false, command: String) {
         self.table = table
         self.geometry = geometry
         self.crs = crs
         self.values = values
+        self.allowEmpty = allowEmpty
         self.command = command
     }
 
     public func run(in service: EditService) throws -> EditResult {
-        try service.addFeature(table: table, geometry: geometry, crs: crs, values: values.pairs, command: command)
+        try service.addFeature(table: table, geometry: geometry, crs: crs, values: values.pairs, allowEmpty: allowEmpty, command: command)
     }
 }
 

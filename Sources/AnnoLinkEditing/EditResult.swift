@@ -7,7 +7,7 @@ import AnnoLinkStore
 ///
 /// Encodes as the `--json` output of `set`, `move`, `move-vertex`, `add`, `delete` and the
 /// sketch's `save` (docs/cli.md): `{"edit", "table", "fid", "fields", "annotation",
-/// "journalEntry"}`, and `"oldGeometry"`, `"newGeometry"` (GeoJSON geometry objects or null)
+/// "journalEntry", "dryRun"}`, and `"oldGeometry"`, `"newGeometry"` (GeoJSON geometry objects or null)
 /// when the edit touched the geometry.
 public struct EditResult: Sendable, Encodable {
     public enum Kind: String, Sendable, Codable { case set, move, moveVertex = "move-vertex", add, delete, reshape }
@@ -28,10 +28,12 @@ public struct EditResult: Sendable, Encodable {
     public var annotation: [AnnotationChange] = []
     /// The journal entry that records the edit (for undo), when journaled.
     public var journalEntry: Int64?
+    /// Whether this is what the edit would do: nothing was written (`EditService.dryRun`).
+    public var dryRun = false
 
     enum CodingKeys: String, CodingKey {
         case kind = "edit"
-        case table, fid, fields, oldGeometry, newGeometry, annotation, journalEntry
+        case table, fid, fields, oldGeometry, newGeometry, annotation, journalEntry, dryRun
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -42,6 +44,7 @@ public struct EditResult: Sendable, Encodable {
         try c.encode(fields, forKey: .fields)
         try c.encode(annotation, forKey: .annotation)
         try c.encode(journalEntry, forKey: .journalEntry)
+        try c.encode(dryRun, forKey: .dryRun)
         if oldGeometry != nil || newGeometry != nil {
             try c.encode(oldGeometry?.encodableOrNil, forKey: .oldGeometry)
             try c.encode(newGeometry?.encodableOrNil, forKey: .newGeometry)

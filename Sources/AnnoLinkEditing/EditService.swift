@@ -79,6 +79,24 @@ public final class EditService {
         return parsed
     }
 
+    /// Refuses an empty or blank text in `values` for a field that a label expression of a
+    /// class labelling `table` reads: the label would lose that part (Esri's editor disables
+    /// Done on an empty value).
+    ///
+    /// - Throws: `EditError.emptyLabelValue` naming the first such class and its expression.
+    func refuseEmptyLabelValues(_ values: [String: SQLValue], of table: FeatureTable) throws {
+        let blank = values.filter { if case .text(let text) = $0.value { text.allSatisfy(\.isWhitespace) } else { false } }
+        guard !blank.isEmpty else { return }
+        for compiled in try annotation.classes(labelling: table.name) {
+            let read = Set(compiled.expression.referencedFields.map { $0.lowercased() })
+            if let field = blank.keys.sorted().first(where: { read.contains($0.lowercased()) }) {
+                let d = compiled.definition
+                throw EditError.emptyLabelValue(
+                    table: table.name, field: field, annotationTable: d.annotationTable, classID: d.classID, className: d.name, expression: d.expression)
+            }
+        }
+    }
+
     /// Regenerates the annotation of feature `fid` after an edit; with a `translation` (the
     /// edit moved the feature by that vector) its annotation is carried rigidly.
     func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false,
@@ -104,9 +122,11 @@ public final class EditService {
     /// - Throws: `StoreError.unknownTable`, `.unknownFeature`, `.unknownColumn`, `EditError`
     ///   for a value that does not fit or a field that cannot be set, `SQLiteError` for a
     ///   violated constraint.
-    public func setFields(table name: String, fid: Int64, values: [(field: String, text: String)], command: String) throws -> EditResult {
+    public func setFields(table name: String, fid: Int64, values: [(field: String, text: String)], allowEmpty: Bool = false,
+                          command: String) throws -> EditResult {
         let table = try package.featureTable(name)
         let parsed = try parse(values, for: table)
+        if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         return try perform(command: command, summary: "set \(parsed.keys.sorted().joined(separator: ", ")) of \(table.name) fid \(fid)") {
             let before = try package.feature(table, fid: fid)
             try package.updateFeature(table, fid: fid, attributes: parsed)
@@ -238,9 +258,10 @@ public final class EditService {
     /// Adds a feature with `geometry` (in `crs`, nil: the table's) and fields typed as text,
     /// and creates its annotation where the classes say AutoCreate.
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)],
-                           command: String) throws -> EditResult {
+                           allowEmpty: Bool = false, command: String) throws -> EditResult {
         let table = try package.featureTable(name)
         let parsed = try parse(values, for: table)
+        if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         var shape = geometry
         if let crs {
             guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }

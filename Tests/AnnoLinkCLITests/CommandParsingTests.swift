@@ -39,9 +39,32 @@ struct CommandParsingTests {
 
     @Test func set() throws {
         let c = try SetCommand.parse(["f.gpkg", "parcels", "12", "Name=Elm Tree", "Length=NULL", "--json"])
-        #expect(c.feature.path == "f.gpkg" && c.feature.table == "parcels" && c.feature.fid == 12 && c.json)
+        let feature = try #require(c.feature)
+        #expect(feature.path == "f.gpkg" && feature.table == "parcels" && feature.fid == 12 && c.json && c.selection == nil)
         #expect(c.values == [FieldAssignment(field: "Name", text: "Elm Tree"), FieldAssignment(field: "Length", text: "NULL")])
         #expect(try SetCommand.parse(["f.gpkg", "t", "1", "A=b=c"]).values == [FieldAssignment(field: "A", text: "b=c")])
+        #expect(try !SetCommand.parse(["f.gpkg", "t", "1", "A=b"]).dryRun && !SetCommand.parse(["f.gpkg", "t", "1", "A=b"]).allowEmpty)
+        let flags = try SetCommand.parse(["f.gpkg", "t", "1", "A=", "--dry-run", "--allow-empty"])
+        #expect(flags.dryRun && flags.allowEmpty && flags.values == [FieldAssignment(field: "A", text: "")])
+    }
+
+    @Test func bulkSet() throws {
+        let c = try SetCommand.parse(["f.gpkg", "points", "--where", "ST_STR_NAM = 'WOODLAND'", "ST_STR_NAM=WOODLAND CT", "--dry-run"])
+        guard case .condition(let clause)? = c.selection else { Issue.record("not a condition: \(String(describing: c.selection))"); return }
+        #expect(clause == "ST_STR_NAM = 'WOODLAND'" && c.feature == nil && c.path == "f.gpkg" && c.table == "points" && c.dryRun)
+        #expect(c.values == [FieldAssignment(field: "ST_STR_NAM", text: "WOODLAND CT")])
+        let fids = try SetCommand.parse(["f.gpkg", "points", "--fids", "3,4", "A=1", "B=2"])
+        guard case .fids(let ids)? = fids.selection else { Issue.record("not fids"); return }
+        #expect(ids == [3, 4] && fids.values.count == 2)
+        let box = try SetCommand.parse(["f.gpkg", "points", "--bbox", "1,2,3,4", "A=1"])
+        guard case .boundingBox(let envelope)? = box.selection else { Issue.record("not a box"); return }
+        #expect(envelope == Envelope(minX: 1, minY: 2, maxX: 3, maxY: 4))
+    }
+
+    @Test func bulkDelete() throws {
+        let c = try DeleteCommand.parse(["f.gpkg", "lines", "--bbox", "1,2,3,4", "--json", "--dry-run"])
+        guard case .boundingBox? = c.selection else { Issue.record("not a box"); return }
+        #expect(c.feature == nil && c.json && c.dryRun && c.table == "lines")
     }
 
     @Test func move() throws {
@@ -66,7 +89,7 @@ struct CommandParsingTests {
 
     @Test func delete() throws {
         let c = try DeleteCommand.parse(["f.gpkg", "lines", "9"])
-        #expect(c.feature.fid == 9 && c.feature.table == "lines")
+        #expect(c.feature?.fid == 9 && c.feature?.table == "lines" && !c.dryRun)
     }
 
     @Test func translate() throws {
@@ -155,6 +178,13 @@ struct CommandParsingTests {
         #expect(usageError(TranslateCommand.self, ["f.gpkg", "t", "--fids", "1"]) == "missing --by DX,DY")
         #expect(usageError(TranslateCommand.self, ["f.gpkg", "t", "--by", "1,1"]) == "give exactly one of --fids, --bbox, --where")
         #expect(usageError(DeleteCommand.self, ["f.gpkg", "t"]) == "missing FID")
+        #expect(usageError(SetCommand.self, ["f.gpkg", "t", "--fids", "1", "--where", "x = 1", "A=1"]) == "give exactly one of --fids, --bbox, --where")
+        #expect(usageError(SetCommand.self, ["f.gpkg", "t", "--where", "x = 1"]) == "missing FIELD=VALUE")
+        #expect(usageError(DeleteCommand.self, ["f.gpkg", "t", "--bbox", "1,2,3"]) == "--bbox expects MINX,MINY,MAXX,MAXY, not '1,2,3'")
+        #expect(usageError(DeleteCommand.self, ["f.gpkg", "t", "--fids", "a"]) == "--fids expects whole numbers separated by commas, not 'a'")
+        #expect(usageError(CheckCommand.self, ["f.gpkg", "--dry-run"]) == "--dry-run goes with --fix (a check alone writes nothing)")
+        #expect(usageError(AnnotateCommand.self, ["f.gpkg", "--origin", "p", "--into", "a", "--expression", "x", "--placement", "point", "--dry-run"])
+            == "--dry-run goes with --regenerate")
         #expect(usageError(ShowCommand.self, ["f.gpkg"]) == "missing TABLE")
         #expect(usageError(UndoCommand.self, []) == "missing FILE.gpkg")
         #expect(usageError(RedoCommand.self, []) == "missing FILE.gpkg")
@@ -229,11 +259,25 @@ struct CommandParsingTests {
     }
 
     @Test func usageLines() {
-        #expect(SetCommand.help.hasPrefix("usage: annolink set FILE.gpkg TABLE (FID | --at X,Y) [--crs CRS] FIELD=VALUE... [--json]\n"))
-        #expect(MoveCommand.help.hasPrefix("usage: annolink move FILE.gpkg TABLE (FID | --at X,Y) --to X,Y [--crs CRS] [--json]\n"))
+        #expect(SetCommand.help.hasPrefix("""
+            usage: annolink set FILE.gpkg TABLE (FID | --at X,Y [--crs CRS]) FIELD=VALUE... [options]
+                   annolink set FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)
+                                FIELD=VALUE... [options]
+
+            """))
+        #expect(SetCommand.help.contains("\nselection (exactly one):\n  --fids 1,2,3 "))
+        #expect(SetCommand.help.contains("\n  --dry-run ") && SetCommand.help.contains("\n  --allow-empty "))
+        #expect(MoveCommand.help.hasPrefix("usage: annolink move FILE.gpkg TABLE (FID | --at X,Y) --to X,Y [--crs CRS] [--dry-run] [--json]\n"))
         #expect(IdentifyCommand.help.hasPrefix(
             "usage: annolink identify FILE.gpkg X,Y [--crs CRS] [--tolerance D] [--table T] [--json]\n"))
-        #expect(AddCommand.help.hasPrefix("usage: annolink add FILE.gpkg TABLE --geometry WKT|GEOJSON|ESRIJSON [--crs CRS] [FIELD=VALUE...]\n"))
+        #expect(AddCommand.help.hasPrefix("""
+            usage: annolink add FILE.gpkg TABLE --geometry WKT|GEOJSON|ESRIJSON [--crs CRS] [FIELD=VALUE...]
+                                [--allow-empty] [--dry-run] [--json]
+
+            """))
+        for help in [MoveCommand.help, MoveVertexCommand.help, DeleteCommand.help, CheckCommand.help, AnnotateCommand.help] {
+            #expect(help.contains("\n  --dry-run "))
+        }
         #expect(TranslateCommand.help.hasPrefix("""
             usage: annolink translate FILE.gpkg TABLE (--fids 1,2,3 | --bbox MINX,MINY,MAXX,MAXY | --where SQL)
                                       --by DX,DY [--dry-run] [--json]

@@ -82,6 +82,8 @@ struct ErrorStatusTests {
             Case(EditError.nothingAtLocation(table: "roads", location: "1,2", tolerance: 13.889, nearest: [.init(fid: 4, distance: 20)]), .dataError),
             Case(EditError.ambiguousLocation(table: "roads", location: "1,2", tolerance: 13.889,
                                              candidates: [.init(fid: 1, distance: 0), .init(fid: 2, distance: 0)], more: 0), .dataError),
+            Case(EditError.emptyLabelValue(table: "roads", field: "Name", annotationTable: "roads_anno", classID: 0, className: "Default",
+                                           expression: "$feature.Name"), .dataError),
 
             Case(CheckError.noAnnotationClasses(annotationTables: ["roads_anno"]), .dataError),
             Case(CheckError.notAnnotated(table: "roads"), .dataError),

@@ -66,8 +66,32 @@ struct JSONShapeTests {
         var fields: [Field]
         var annotation: [AnnotationChange]
         var journalEntry: Int64?
+        var dryRun: Bool
         var oldGeometry: GeoJSONGeometry?
         var newGeometry: GeoJSONGeometry?
+    }
+
+    struct BulkEditResult: Decodable {
+        struct Field: Decodable {
+            var name: String
+            var new: FieldValue
+        }
+
+        struct Counts: Decodable, Equatable {
+            var created: Int
+            var updated: Int
+            var deleted: Int
+            var reclassified: Int
+        }
+
+        var edit: String
+        var table: String
+        var features: Int
+        var fields: [Field]
+        var annotation: Counts
+        var changes: [EditResult]
+        var dryRun: Bool
+        var journalEntry: Int64?
     }
 
     struct TranslateResult: Decodable {
@@ -237,7 +261,8 @@ struct JSONShapeTests {
 
     // MARK: Keys as documented
 
-    static let editKeys: Set<String> = ["edit", "table", "fid", "fields", "annotation", "journalEntry"]
+    static let editKeys: Set<String> = ["edit", "table", "fid", "fields", "annotation", "journalEntry", "dryRun"]
+    static let bulkEditKeys: Set<String> = ["edit", "table", "features", "fields", "annotation", "changes", "dryRun", "journalEntry"]
     static let geometryEditKeys = editKeys.union(["oldGeometry", "newGeometry"])
     static let changeKeys: Set<String> = [
         "change", "annotationTable", "annotationFid", "classID", "oldText", "newText", "oldAnchor", "newAnchor", "oldAngle", "newAngle",
@@ -310,6 +335,33 @@ struct JSONShapeTests {
         #expect(delete.edit == "delete" && delete.newGeometry == nil && delete.oldGeometry?.type == "LineString")
         #expect(delete.annotation.first?.change == "deleted" && delete.annotation.first?.newText == nil)
         #expect(delete.journalEntry == 5)
+    }
+
+    @Test("bulk set and delete --json, and --dry-run --json: the bulk result, each feature's change as set and delete give it")
+    func bulkEdits() throws {
+        let path = try sample()
+        let (preview, previewObject) = try run(BulkEditResult.self,
+            ["set", path, "address_points", "--fids", "1,2", "ST_STR_NAM=ELM", "--dry-run", "--json"])
+        #expect(keys(previewObject) == Self.bulkEditKeys)
+        #expect(preview.edit == "set" && preview.features == 2 && preview.dryRun && preview.journalEntry == nil)
+        #expect(preview.fields.map(\.name) == ["ST_STR_NAM"] && preview.fields.first?.new == .text("ELM"))
+        #expect(preview.annotation == BulkEditResult.Counts(created: 0, updated: 2, deleted: 0, reclassified: 0))
+        let changes = (previewObject as? [String: Any])?["changes"] as? [Any]
+        #expect(changes?.count == 2 && keys(changes?.first) == Self.editKeys)
+        #expect(preview.changes.map(\.fid) == [1, 2] && preview.changes.allSatisfy { $0.dryRun && $0.annotation.first?.newText?.hasSuffix(" ELM") == true })
+
+        let (set, _) = try run(BulkEditResult.self, ["set", path, "address_points", "--fids", "1,2", "ST_STR_NAM=ELM", "--json"])
+        #expect(!set.dryRun && set.journalEntry == 1 && set.features == 2 && set.annotation == preview.annotation)
+
+        let (delete, deleteObject) = try run(BulkEditResult.self, ["delete", path, "address_points", "--where", "fid <= 2", "--json"])
+        #expect(keys(deleteObject) == Self.bulkEditKeys)
+        #expect(delete.edit == "delete" && delete.features == 2 && delete.fields.isEmpty && delete.journalEntry == 2)
+        #expect(delete.annotation == BulkEditResult.Counts(created: 0, updated: 0, deleted: 2, reclassified: 0))
+        #expect(delete.changes.allSatisfy { $0.edit == "delete" && $0.oldGeometry?.type == "Point" })
+
+        let (one, oneObject) = try run(EditResult.self, ["move", path, "address_points", "3", "--to", "11880000,7020000", "--dry-run", "--json"])
+        #expect(keys(oneObject) == Self.geometryEditKeys)
+        #expect(one.dryRun && one.journalEntry == nil && one.edit == "move")
     }
 
     @Test("translate --json, with and without --dry-run")
@@ -417,7 +469,7 @@ struct JSONShapeTests {
         #expect(keys(((foundObject as? [String: Any])?["problems"] as? [Any])?.first) == Self.problemKeys)
 
         let (fixed, fixedObject) = try run(CheckReport.self, ["check", path, "--fix", "--json"], status: 0)
-        #expect(keys(fixedObject) == ["problems", "counts", "repaired", "left", "journalEntry"])
+        #expect(keys(fixedObject) == ["problems", "counts", "repaired", "left", "journalEntry", "dryRun"])
         #expect(fixed.repaired == ["stale-text": 2] && fixed.left == [:] && fixed.journalEntry == 1)
     }
 
@@ -429,7 +481,7 @@ struct JSONShapeTests {
         #expect(keys(sampleObject) == ["addressPoints", "parcelLines", "annotationRows", "warnings"])
         #expect(sample.addressPoints == 6 && sample.annotationRows == sample.addressPoints + sample.parcelLines)
 
-        let regenerateKeys: Set<String> = ["features", "created", "updated", "deleted", "reclassified", "unplaceable"]
+        let regenerateKeys: Set<String> = ["features", "created", "updated", "deleted", "reclassified", "unplaceable", "dryRun"]
         let (regenerated, regeneratedObject) = try run(RegenerationSummary.self, ["annotate", path, "--regenerate", "--json"])
         #expect(keys(regeneratedObject) == regenerateKeys)
         #expect(regenerated.features == sample.addressPoints + sample.parcelLines && regenerated.created == 0 && regenerated.deleted == 0)

@@ -61,7 +61,9 @@ extension AnnotationEngine {
     /// Regenerates the annotation of every feature of every origin table (or only those that
     /// `annotationTable` labels): text and placement from the classes, created where missing,
     /// reclassified or removed as the where clauses say. Hand-set properties (`Override`) stay.
-    public func regenerateAll(annotationTable: String? = nil, progress: (Int) -> Void = { _ in }) throws -> RegenerationSummary {
+    /// `changed`, when given, is told of every row changed (for a dry run's listing).
+    public func regenerateAll(annotationTable: String? = nil, progress: (Int) -> Void = { _ in },
+                              changed: ((AnnotationChange) -> Void)? = nil) throws -> RegenerationSummary {
         var summary = RegenerationSummary()
         var origins: [String] = []
         for c in try package.annotationClasses() where annotationTable == nil || c.annotationTable.lowercased() == annotationTable!.lowercased() {
@@ -74,7 +76,9 @@ extension AnnotationEngine {
             while try statement.step() { fids.append(statement.int64(0)) }
             for fid in fids {
                 let feature = try package.feature(table, fid: fid)
-                summary.add(try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false))
+                let changes = try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false)
+                summary.add(changes)
+                if let changed { changes.forEach(changed) }
                 summary.features += 1
                 if summary.features % 1024 == 0 { progress(summary.features) }
             }

@@ -58,6 +58,11 @@ struct BulkImage {
     /// deletes at the end of the entry.
     var tableRowCount: Int64 = 0
     var highestKey: Int64?
+    /// For an image of whole rows (`JournalRecorder.captureRows`): the condition that selected
+    /// them, evaluated again at the end of the entry to find the rows the edit inserted. Rows
+    /// of such an image may be inserted and deleted; nil for an image of declared columns,
+    /// whose rows may only change.
+    var rowsInsertedWhere: (condition: String, bindings: [SQLValue])?
 
     private var quotedTable: String { quoteIdentifier(target.table) }
     private var quotedKey: String { quoteIdentifier(target.key) }
@@ -66,8 +71,9 @@ struct BulkImage {
     /// Copies the declared rows into a new before-image table and records the image in
     /// `annolink_journal_images`.
     static func capture(_ target: Target, entry: Int64, sequence: Int, rowsWhere condition: String, bindings: [SQLValue],
-                        on connection: Connection) throws -> BulkImage {
+                        wholeRows: Bool = false, on connection: Connection) throws -> BulkImage {
         var image = try begin(target, entry: entry, sequence: sequence, on: connection)
+        if wholeRows { image.rowsInsertedWhere = (condition, bindings) }
         let copy = try connection.prepareUncached("""
             INSERT INTO \(quoteIdentifier(image.beforeTable)) SELECT \(image.quotedKey), \(image.columnList) FROM \(image.quotedTable)
             WHERE (\(condition)) ORDER BY \(image.quotedKey)
@@ -118,6 +124,10 @@ struct BulkImage {
     func captureAfter(on connection: Connection) throws {
         func refuse(_ reason: String) -> JournalError { .unsupportedBulkChange(table: target.table, reason: reason) }
         try createImageTable(afterTable, on: connection)
+        if let (condition, bindings) = rowsInsertedWhere {
+            try captureWholeRowsAfter(condition: condition, bindings: bindings, on: connection)
+            return
+        }
         let copied = try connection.prepareUncached("""
             INSERT INTO \(quoteIdentifier(afterTable))
             SELECT b.\(quotedKey), \(target.columns.map { "t.\(quoteIdentifier($0))" }.joined(separator: ", "))
@@ -132,6 +142,39 @@ struct BulkImage {
             throw refuse("rows were inserted or deleted, which a bulk edit cannot record")
         }
     }
+
+    /// `captureAfter` for an image of whole rows: the after-image holds the declared rows that
+    /// are still there and the rows the condition selects now (those the edit inserted). Every
+    /// row inserted into the table must be among them, and the row count must add up.
+    private func captureWholeRowsAfter(condition: String, bindings: [SQLValue], on connection: Connection) throws {
+        func refuse(_ reason: String) -> JournalError { .unsupportedBulkChange(table: target.table, reason: reason) }
+        let b = quoteIdentifier(beforeTable), a = quoteIdentifier(afterTable)
+        let copied = try connection.prepareUncached("""
+            INSERT INTO \(a) SELECT \(quotedKey), \(columnList) FROM \(quotedTable)
+            WHERE \(quotedKey) IN (SELECT \(quotedKey) FROM \(b)) OR (\(condition)) ORDER BY \(quotedKey)
+            """)
+        try copied.bind(bindings)
+        while try copied.step() {}
+        let counts = try connection.rows("""
+            SELECT (SELECT count(*) FROM \(b) WHERE \(quotedKey) NOT IN (SELECT \(quotedKey) FROM \(a))),
+                   (SELECT count(*) FROM \(a) WHERE \(quotedKey) NOT IN (SELECT \(quotedKey) FROM \(b))),
+                   (SELECT count(*) FROM \(quotedTable)),
+                   (SELECT count(*) FROM \(quotedTable) WHERE \(quotedKey) > ?1 AND \(quotedKey) NOT IN (SELECT \(quotedKey) FROM \(a)))
+            """, [.integer(highestKey ?? Int64.min)])[0].map { $0.integerValue ?? 0 }
+        let (deleted, inserted, count, strayNew) = (counts[0], counts[1], counts[2], counts[3])
+        if count != tableRowCount - deleted + inserted || strayNew != 0 {
+            throw refuse("rows outside the declared ones were inserted or deleted, which a bulk edit cannot record")
+        }
+    }
+
+    /// The rows in image `other` but not in image `source`: those to delete when `source` is
+    /// written back. Always none for an image of declared columns (its rows can only change).
+    private func keysOnlyIn(_ other: String, notIn source: String) -> String {
+        "SELECT \(quotedKey) FROM \(quoteIdentifier(other)) WHERE \(quotedKey) NOT IN (SELECT \(quotedKey) FROM \(quoteIdentifier(source)))"
+    }
+
+    /// The image table that is not `name`.
+    private func otherImage(than name: String) -> String { name == beforeTable ? afterTable : beforeTable }
 
     /// Loads the images of `entry` from `annolink_journal_images`, in the order they were taken.
     ///
@@ -169,7 +212,14 @@ struct BulkImage {
             SELECT e.\(quotedKey), t.\(quotedKey) IS NULL FROM \(e) AS e LEFT JOIN \(quotedTable) AS t ON t.\(quotedKey) = e.\(quotedKey)
             WHERE t.\(quotedKey) IS NULL OR \(differs) ORDER BY e.\(quotedKey) LIMIT 1
             """)
-        guard let row = rows.first, let key = row[0].integerValue else { return nil }
+        guard let row = rows.first, let key = row[0].integerValue else {
+            // A row the edit inserted (for an undo) or deleted (for a redo) must not be there.
+            let back = try connection.scalarInt("""
+                SELECT t.\(quotedKey) FROM \(quotedTable) AS t WHERE t.\(quotedKey) IN (\(keysOnlyIn(otherImage(than: expected), notIn: expected)))
+                ORDER BY 1 LIMIT 1
+                """)
+            return back.map { ($0, false, nil) }
+        }
         if row[1].integerValue == 1 { return (key, true, nil) }
         let values = try connection.rows("""
             SELECT \(target.columns.map { "t.\(quoteIdentifier($0)), e.\(quoteIdentifier($0))" }.joined(separator: ", "))
@@ -185,14 +235,23 @@ struct BulkImage {
 
     /// Writes the values of image `source` back into the table with one `UPDATE … FROM`.
     /// Returns the number of rows written.
+    /// Rows of an image of whole rows that are in the other image only are deleted, and rows
+    /// in `source` only are inserted.
     @discardableResult
     func restore(from source: String, on connection: Connection) throws -> Int {
+        try connection.execute("DELETE FROM \(quotedTable) WHERE \(quotedKey) IN (\(keysOnlyIn(otherImage(than: source), notIn: source)))")
+        let deleted = connection.changeCount
         let assignments = target.columns.map { "\(quoteIdentifier($0)) = s.\(quoteIdentifier($0))" }.joined(separator: ", ")
         let statement = try connection.prepareUncached("""
             UPDATE \(quotedTable) SET \(assignments) FROM \(quoteIdentifier(source)) AS s WHERE \(quotedTable).\(quotedKey) = s.\(quotedKey)
             """)
         while try statement.step() {}
-        return connection.changeCount
+        let updated = connection.changeCount
+        try connection.execute("""
+            INSERT INTO \(quotedTable) (\(quotedKey), \(columnList)) SELECT \(quotedKey), \(columnList) FROM \(quoteIdentifier(source))
+            WHERE \(quotedKey) NOT IN (SELECT \(quotedKey) FROM \(quotedTable)) ORDER BY \(quotedKey)
+            """)
+        return deleted + updated + connection.changeCount
     }
 
     /// Drops both image tables and their `gpkg_extensions` rows.

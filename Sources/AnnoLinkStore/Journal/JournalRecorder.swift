@@ -73,6 +73,29 @@ public final class JournalRecorder {
         images.append(image)
     }
 
+    /// Declares that the body will change, insert or delete rows of `table` selected by the SQL
+    /// condition `condition`, and copies those rows whole (every column) into a before-image
+    /// table, as `captureImages` copies declared columns. At the end of the entry the declared
+    /// rows still there, and the rows `condition` selects then (those the body inserted), are
+    /// copied into the after-image. Undo deletes the rows the body inserted, writes the others
+    /// back and inserts the ones it deleted; redo does the reverse. Memory stays flat.
+    ///
+    /// `condition` is evaluated twice: now, and at the end of the entry, where it must select
+    /// every row the body inserted into `table` (for example `FeatureID IN (SELECT fid FROM
+    /// temp.selection)` for the annotation of selected features). Rows inserted that it does not
+    /// select, or deleted that it did not select, are refused at the end of the entry.
+    ///
+    /// - Throws: as `captureImages`.
+    public func captureRows(table name: String, rowsWhere condition: String, bindings: [SQLValue] = []) throws {
+        let columns = try connection.rows("SELECT name FROM pragma_table_info(?) WHERE pk = 0 ORDER BY cid", [.text(name)]).compactMap { $0[0].textValue }
+        let (target, entry) = try declare(table: name, columns: columns)
+        let image = try session.withoutRecording {
+            try BulkImage.capture(target, entry: entry, sequence: images.count + moves.count + 1, rowsWhere: condition, bindings: bindings,
+                                  wholeRows: true, on: connection)
+        }
+        images.append(image)
+    }
+
     /// Declares that the body will move rows of `table` by (`dx`, `dy`), changing `columns` as
     /// each column's role says, and report every row it writes through the returned
     /// `JournalMove`: the move's rows are the rows reported. Instead of copying the rows, as

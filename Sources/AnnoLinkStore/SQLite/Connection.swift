@@ -232,6 +232,27 @@ public final class Connection {
         }
     }
 
+    /// Runs `body` in a transaction (a savepoint inside the caller's) that is always rolled back,
+    /// and returns what it returned: a dry run. Whatever `body` writes is seen by its own reads
+    /// and then discarded. SQLite's cache is kept from spilling meanwhile, so that not a page
+    /// of the database file is written (a rollback journal or WAL file is written only at a
+    /// commit or a spill); the cost is that the changed pages stay in memory until the end.
+    ///
+    /// - Throws: whatever `body` throws; `SQLiteError` when the transaction cannot begin.
+    public func withoutCommitting<T>(_ body: () throws -> T) throws -> T {
+        let spill = try scalarInt("PRAGMA cache_spill") ?? 1
+        try execute("PRAGMA cache_spill = 0")
+        defer { try? execute("PRAGMA cache_spill = \(spill)") }
+        var result: T?
+        do {
+            try write { () throws -> Void in
+                result = try body()
+                throw DiscardedTransaction()
+            }
+        } catch is DiscardedTransaction {}
+        return result!
+    }
+
     /// Whether SQLite's defensive mode is on. In that mode ordinary SQL may not write to the
     /// shadow tables of virtual tables (`rtree_…_node` and the like). Wraps
     /// `sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)`.
@@ -282,6 +303,9 @@ public final class Connection {
 
 @available(*, unavailable)
 extension Connection: Sendable {}
+
+/// Thrown inside `Connection.withoutCommitting` to roll its transaction back.
+private struct DiscardedTransaction: Error {}
 
 /// The one owner of a `sqlite3 *`. Both the connection and its statements hold it, so the
 /// handle is closed only after the last statement is finalized, and the statement cache in
