@@ -25,10 +25,10 @@ struct FeatureOperandTests {
         let show = try ShowCommand.parse(["f.gpkg", "points", "--at", "-77.4,39.01", "--crs", "EPSG:4326", "--json"])
         #expect(show.feature.fid == nil && show.feature.location == Point(x: -77.4, y: 39.01) && show.feature.crs == "EPSG:4326" && show.json)
         let set = try SetCommand.parse(["f.gpkg", "points", "--at", "11790000,7056000", "ST_STR_NAM=ELM"])
-        #expect(set.feature.fid == nil && set.feature.location == Point(x: 11_790_000, y: 7_056_000) && set.feature.crs == nil)
+        #expect(set.feature?.fid == nil && set.feature?.location == Point(x: 11_790_000, y: 7_056_000) && set.feature?.crs == nil)
         #expect(set.values.map(\.field) == ["ST_STR_NAM"])
         let delete = try DeleteCommand.parse(["--at=1,2", "f.gpkg", "points"])
-        #expect(delete.feature.location == Point(x: 1, y: 2) && delete.feature.table == "points")
+        #expect(delete.feature?.location == Point(x: 1, y: 2) && delete.feature?.table == "points")
         // move: --at picks the point, --to is where it goes, --crs is the CRS of both.
         let move = try MoveCommand.parse(["f.gpkg", "points", "--at", "1,2", "--to", "3,4", "--crs", "EPSG:4326"])
         #expect(move.feature.location == Point(x: 1, y: 2) && move.point == Point(x: 3, y: 4))
@@ -37,7 +37,7 @@ struct FeatureOperandTests {
         #expect(vertex.feature.location == Point(x: 1, y: 2) && vertex.point == Point(x: 3, y: 4) && vertex.feature.crs == nil)
         // A FID still works, and is read as before.
         let byFid = try SetCommand.parse(["f.gpkg", "points", "12", "A=b"])
-        #expect(byFid.feature.fid == 12 && byFid.feature.location == nil)
+        #expect(byFid.feature?.fid == 12 && byFid.feature?.location == nil)
     }
 
     @Test("FID and --at together, a malformed --at, neither: usage errors")
