@@ -205,8 +205,7 @@ extension RenderError {
     /// Cairo failing to write is an output problem; a view that cannot be drawn is bad input.
     var exitStatus: ExitStatus {
         switch self {
-        case .cairo: .cannotCreate
-        case .unsupportedOutput: .usage
+        case .cairo, .cannotWrite: .cannotCreate
         case .noExtent, .invalidView: .dataError
         }
     }

@@ -496,11 +496,11 @@ public final class MapRenderer {
         return true
     }
 
-    /// Outlines the stored footprint of an annotation row (or fills it, with `fill`); false for
-    /// a row without one.
+    /// Outlines the stored footprint of an annotation row (dashed, with `dashed`), or fills it
+    /// with `fill`; false for a row without one.
     @discardableResult
     public func drawFootprint(of row: AnnotationRow, table tableName: String, view: MapView, on canvas: CairoCanvas, colour: Colour,
-                              lineWidth: Double, fill: Bool = false) throws -> Bool {
+                              lineWidth: Double, fill: Bool = false, dashed: Bool = false) throws -> Bool {
         guard let footprint = row.footprint, !footprint.isEmpty else { return false }
         let table = try table(tableName)
         let project = try projection(of: table)
@@ -514,6 +514,10 @@ public final class MapRenderer {
             cairo_fill(context)
         } else {
             cairo_set_line_width(context, lineWidth)
+            if dashed {
+                let dashes: [Double] = [4, 3]
+                cairo_set_dash(context, dashes, 2, 0)
+            }
             cairo_stroke(context)
         }
         return true

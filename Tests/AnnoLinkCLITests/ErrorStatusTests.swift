@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkRender
 import AnnoLinkSketch
 import AnnoLinkStore
 import Foundation
@@ -153,6 +154,10 @@ struct ErrorStatusTests {
             Case(SketchError.invalidTolerance(200), .dataError),
             Case(SketchError.strokeTooShort(points: 1, needed: 2), .dataError),
             Case(SketchError.degenerateShape("the drag encloses nothing"), .dataError),
+            Case(RenderError.cairo(function: "cairo_surface_write_to_png(x.png)", status: "error while writing to output stream"), .cannotCreate),
+            Case(RenderError.cannotWrite(path: "pictures", reason: "Permission denied"), .cannotCreate),
+            Case(RenderError.noExtent, .dataError),
+            Case(RenderError.invalidView("the scale is not a finite number"), .dataError),
         ]
     }
 
