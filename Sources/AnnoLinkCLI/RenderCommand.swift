@@ -43,7 +43,7 @@ struct RenderCommand: ParsableCommand {
     static let highlight = ArgumentDeclaration.option("--highlight", value: "TABLE:FID,…", help: "mark these features or annotation (repeatable)")
     static let json = ArgumentDeclaration.flag("--json", help: """
         what was drawn: {"path", "width", "height", "scale", "center": [x, y],
-        "features", "labels", "footprints", "highlighted", "warnings"}
+        "features", "labels", "footprints", "highlighted", "seconds", "warnings"}
         """)
     static let arguments = [SetCommand.file, output, bbox, center, scale, size, dpi, rotation, crs, tables, footprints, highlight, json]
 
@@ -203,11 +203,14 @@ struct RenderCommand: ParsableCommand {
         var labels: Int
         var footprints: Int
         var highlighted: Int
+        /// From opening the file to the picture written.
+        var seconds: Double
         var warnings: [String]
     }
 
     func run() throws -> ExitStatus {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missingFile(path: path) }
+        let started = Date()
         let package = try GeoPackage(path: path, readOnly: true)
         let renderer = try MapRenderer(package: package, crs: crsText)
         let view = try view(renderer)
@@ -222,7 +225,7 @@ struct RenderCommand: ParsableCommand {
             Output.line(try Output.json(Report(
                 path: outputPath, width: view.width, height: view.height, scale: view.scale, center: [view.center.x, view.center.y],
                 features: summary.features, labels: summary.labels, footprints: summary.footprints, highlighted: summary.highlighted,
-                warnings: renderer.warnings)))
+                seconds: Date().timeIntervalSince(started), warnings: renderer.warnings)))
         } else {
             Output.line("wrote \(outputPath): \(view.width)×\(view.height) px at 1:\(String(format: "%.0f", view.scale)), "
                 + "\(summary.features) features, \(summary.labels) labels")

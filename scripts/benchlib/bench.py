@@ -30,7 +30,8 @@ sys.path.insert(0, str(HERE))
 import verify  # noqa: E402
 
 BENCH = ROOT / ".bench"
-ANNOLINK = ROOT / ".build" / "release" / "annolink"
+# BENCH_ANNOLINK overrides the binary, to try a task with a debug build.
+ANNOLINK = Path(os.environ.get("BENCH_ANNOLINK", ROOT / ".build" / "release" / "annolink"))
 VENV_PY = BENCH / "venv" / "bin" / "python"
 SYSTEM_PY = "/usr/bin/python3"
 DX, DY = 10.0, 20.0
@@ -59,8 +60,10 @@ DATASETS = {
     "l1m": Dataset("l1m", 387_097, lines=1_000_000, title="1 M parcel lines"),
     "p1m": Dataset("p1m", 1_000_000, title="1 M parcels"),
 }
-QUICK = {"bulk": ["p100k"], "edit": ["p100k"], "check": ["p100k"]}
-FULL = {"bulk": ["p100k", "l1m"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"]}
+QUICK = {"bulk": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "render": ["p100k"]}
+FULL = {"bulk": ["p100k", "l1m"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "render": ["p1m"]}
+# The render task's view: 1:1200, 1024 × 768 px at 96 dpi, centred on the middle of the data.
+RENDER_SCALE, RENDER_SIZE, RENDER_DPI = 1200, (1024, 768), 96
 
 
 def log(*parts):
@@ -111,6 +114,12 @@ def find_tools():
                      "'geopandas', geopandas.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__,"
                      "'pyarrow', pyarrow.__version__)"])
     tools["geopandas"] = {"ok": rc == 0, "version": out, "why": out[-300:]}
+    rc, _ = probe([str(ANNOLINK), "render", "--help"])
+    tools["annolink-render"] = {"ok": rc == 0, "version": f"git {git_commit()}",
+                                "why": "not built yet (`annolink render --help` fails)"}
+    rc, out = probe([SYSTEM_PY, "-c", "from qgis.core import Qgis; print('QGIS', Qgis.QGIS_VERSION)"],
+                    env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    tools["qgis"] = {"ok": rc == 0, "version": out.splitlines()[-1] if rc == 0 and out else out, "why": out[-300:]}
     return tools
 
 
@@ -445,6 +454,56 @@ def check_variants(ds, shared):
     ]
 
 
+def render_center(ds):
+    """The middle of the address points' extent: where the render task's view is centred."""
+    db = sqlite3.connect(f"file:{ds.gpkg}?mode=ro", uri=True)
+    x0, y0, x1, y1 = db.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = 'address_points'").fetchone()
+    db.close()
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def render_variants(ds, shared):
+    """One 1:1200 view of the shared copy: `annolink render` (its in-process drawing time from
+    --json) against QGIS drawing the same view with the file's stored styles
+    (QgsMapRendererSequentialJob; its job time printed by qgis_render.py). The wall clock and
+    peak RSS are each whole process's, QGIS's start-up and layer loading included; the in-process
+    times are in the "verified" column."""
+    cx, cy = render_center(ds)
+    w, h = RENDER_SIZE
+
+    def annolink_steps(c, i):
+        return [([ANNOLINK, "render", c["file"], c["work"] / "view.png", "--center", f"{cx!r},{cy!r}",
+                  "--scale", f"1:{RENDER_SCALE}", "--size", f"{w},{h}", "--dpi", str(RENDER_DPI), "--json"], None)]
+
+    def annolink_check(c, i):
+        out = json.loads((c["work"] / "step0.out").read_text())
+        if out["labels"] < 10:
+            return f"FAILED: only {out['labels']} labels drawn"
+        return f"OK (drawing {fmt_time(out['seconds'])}, {out['labels']} labels, {out['features']} features)"
+
+    def qgis_prepare(work):
+        # The styles QGIS applies by itself: files made before annolink wrote them get them now.
+        subprocess.run([str(ANNOLINK), "style", str(shared["file"])], check=True, stdout=subprocess.DEVNULL)
+        return {"file": shared["file"], "work": work}
+
+    def qgis_steps(c, i):
+        return [([SYSTEM_PY, HERE / "qgis_render.py", c["file"], repr(cx), repr(cy), str(RENDER_SCALE), str(w), str(h),
+                  str(RENDER_DPI), c["work"] / "view.png"], None)]
+
+    def qgis_check(c, i):
+        out = json.loads((c["work"] / "step0.out").read_text().strip().splitlines()[-1])
+        if out["labels"] < 10:
+            return f"FAILED: only {out['labels']} labels placed"
+        return f"OK (job {fmt_time(out['seconds'])}, layers loaded in {fmt_time(out['load_seconds'])}, {out['labels']} labels)"
+
+    return [
+        Variant("annolink", "annolink render (PNG)", "annolink", ["annolink", "annolink-render"],
+                lambda work: {"file": shared["file"], "work": work}, annolink_steps, annolink_check),
+        Variant("qgis", "QGIS 3 (python3-qgis) rendering the same view with the stored styles", "peer", ["qgis"],
+                qgis_prepare, qgis_steps, qgis_check),
+    ]
+
+
 # ------------------------------------------------------------------------------------------
 # Rounds
 
@@ -552,7 +611,9 @@ def table(task, ds, rows, runs, edits):
     what = {"bulk": f"Bulk move by ({DX:g}, {DY:g}) of {ds.lines:,} parcel lines and their {ds.lines:,} annotation rows",
             "edit": f"Single attribute edit as a whole process (AD_ADDRESS of one of {ds.points:,} address points)",
             "check": f"Consistency check of the whole file ({ds.points:,} points, {ds.lines:,} lines, "
-                     f"{ds.points + ds.lines:,} annotation rows)"}[task]
+                     f"{ds.points + ds.lines:,} annotation rows)",
+            "render": f"A 1:{RENDER_SCALE} view ({RENDER_SIZE[0]} × {RENDER_SIZE[1]} px, {RENDER_DPI} dpi) of the middle of "
+                      f"{ds.points:,} address points and {ds.lines:,} parcel lines with their annotation, as a whole process"}[task]
     per = f"median of {runs} rounds" if task != "edit" else f"median of {runs} rounds × {edits} edits"
     out = [f"### {what} — {ds.title} ({ds.name})", "",
            f"{per}; ratios taken within each round, then the median.", "",
@@ -581,6 +642,7 @@ GOALS = {
              ("annolink peak RSS ≤ 256 MB", "annolink", "peak_rss_mb", 256.0, "max")],
     "edit": [("annolink ≤ 4 × the sqlite3 CLI floor", "annolink", "x_floor", 4.0, "max")],
     "check": [("SpatiaLite SQL ≥ 5 × annolink's time", "spatialite", "x_annolink", 5.0, "min")],
+    "render": [("annolink peak RSS ≤ 256 MB", "annolink", "peak_rss_mb", 256.0, "max")],
 }
 
 
@@ -651,7 +713,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the 100 k parcel data (a few minutes)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3; at least 3 for a figure)")
     ap.add_argument("--edits", type=int, default=10, help="timed edits per variant and round (default 10)")
-    ap.add_argument("--tasks", default="bulk,edit,check", help="comma-separated: bulk, edit, check")
+    ap.add_argument("--tasks", default="bulk,edit,check,render", help="comma-separated: bulk, edit, check, render")
     ap.add_argument("--datasets", help="comma-separated datasets for every task: p10k, p100k, l1m, p1m")
     ap.add_argument("--rebuild-data", action="store_true", help="make the data again")
     args = ap.parse_args()
@@ -695,7 +757,8 @@ def main():
             shared = {}
             variants = {"bulk": lambda: bulk_variants(ds),
                         "edit": lambda: edit_variants(ds, edit_targets(ds, edits)),
-                        "check": lambda: check_variants(ds, shared)}[task]()
+                        "check": lambda: check_variants(ds, shared),
+                        "render": lambda: render_variants(ds, shared)}[task]()
             cases.append((task, ds, variants, shared))
 
     records = {(t, d.name): [] for t, d, _, _ in cases}
@@ -704,12 +767,12 @@ def main():
         for rnd in range(args.runs):
             log(f"round {rnd + 1} of {args.runs}")
             for task, ds, variants, shared in cases:
-                if task == "check":
+                if task in ("check", "render"):
                     work_root.mkdir(parents=True, exist_ok=True)
-                    shared["file"] = fresh_copy(ds.gpkg, work_root / f"check-{ds.name}.gpkg")
+                    shared["file"] = fresh_copy(ds.gpkg, work_root / f"{task}-{ds.name}.gpkg")
                 records[(task, ds.name)].append(
                     run_round(task, ds, variants, tools, rnd, work_root, edits, results))
-                if task == "check":
+                if task in ("check", "render"):
                     remove_db(shared["file"])
 
     sections = [f"## Run of {stamp}", "",
