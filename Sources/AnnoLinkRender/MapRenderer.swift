@@ -11,7 +11,7 @@ public struct MapContent: Sendable {
     public var tables: [String]?
     /// Whether the annotation footprints are outlined too.
     public var footprints: Bool
-    /// Features and annotation drawn marked, by table name (lowercased) and fid.
+    /// Features and annotation drawn marked: fids by table name (matched case-insensitively).
     public var highlights: [String: [Int64]]
 
     public init(tables: [String]? = nil, footprints: Bool = false, highlights: [String: [Int64]] = [:]) {
