@@ -32,6 +32,10 @@ struct RenderTests {
         let path = try #require(Self.loudoun)
         let out = try Harness.temporaryDirectory().appendingPathComponent("view.png").path
         let object = try json(try Harness.annolink("render", path, out, "--center", Self.center, "--scale", "1:1200", "--json"))
+        // The keys docs/cli.md documents.
+        #expect(Set(object.keys) == ["path", "width", "height", "scale", "center", "features", "labels", "footprints", "highlighted",
+                                     "seconds", "warnings"])
+        #expect((object["seconds"] as? Double ?? -1) > 0)
         #expect(object["width"] as? Int == 1024 && object["height"] as? Int == 768)
         #expect(object["scale"] as? Double == 1200)
         // 21 address numbers and 36 parcel lengths meet this 1024 × 768 view.
