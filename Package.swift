@@ -60,7 +60,9 @@ let package = Package(
             "AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkTestSupport",
         ]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "AnnoLinkRenderTests", dependencies: ["AnnoLinkRender", "AnnoLinkAnnotation", "AnnoLinkImport", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkRenderTests", dependencies: [
+            "AnnoLinkRender", "AnnoLinkAnnotation", "AnnoLinkImport", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport",
+        ]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkTestSupport"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`

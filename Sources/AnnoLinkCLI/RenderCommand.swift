@@ -155,7 +155,8 @@ struct RenderCommand: ParsableCommand {
                 throw CommandError.usage("--highlight expects TABLE:FID,…, not '\(text)'")
             }
             let table = String(text[..<colon])
-            let fids = text[text.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false).map { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            let fids = text[text.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
+                .map { Int64($0.trimmingCharacters(in: .whitespaces)) }
             guard !table.isEmpty, !fids.isEmpty, fids.allSatisfy({ $0 != nil }) else {
                 throw CommandError.usage("--highlight expects TABLE:FID,… with whole-number fids, not '\(text)'")
             }

@@ -205,8 +205,11 @@ public final class MapRenderer {
             let project = try projection(of: table)
             for k in 0...8 {
                 let t = Double(k) / 8
-                for p in [Point(x: box.minX + box.width * t, y: box.minY), Point(x: box.minX + box.width * t, y: box.maxY),
-                          Point(x: box.minX, y: box.minY + box.height * t), Point(x: box.maxX, y: box.minY + box.height * t)] {
+                let edges = [
+                    Point(x: box.minX + box.width * t, y: box.minY), Point(x: box.minX + box.width * t, y: box.maxY),
+                    Point(x: box.minX, y: box.minY + box.height * t), Point(x: box.maxX, y: box.minY + box.height * t),
+                ]
+                for p in edges {
                     let q = try project(p)
                     guard q.isFinite else { continue }
                     if result == nil { result = Envelope(q) } else { result!.expand(toInclude: q) }

@@ -43,7 +43,8 @@ struct CheckRenderTests {
                 def handle_starttag(self, tag, attrs): self.counts[tag] = self.counts.get(tag, 0) + 1
             p = P(); p.feed(open(sys.argv[1]).read()); p.close()
             print(p.counts.get("table"), p.counts.get("tr"), p.counts.get("img"))
-            """, folder.appendingPathComponent("index.html").path])
+            """, folder.appendingPathComponent("index.html").path,
+        ])
         #expect(parsed.stdout == "1 22 21\n", "\(parsed.stderr)")
 
         // The same problems give the same pictures again: names are stable.

@@ -1,9 +1,9 @@
 import AnnoLinkTestSupport
 import Foundation
+import Testing
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
 
 /// `annolink render`: views, formats read back by other programs, and errors.
 @Suite("render, end to end")
@@ -33,8 +33,10 @@ struct RenderTests {
         let out = try Harness.temporaryDirectory().appendingPathComponent("view.png").path
         let object = try json(try Harness.annolink("render", path, out, "--center", Self.center, "--scale", "1:1200", "--json"))
         // The keys docs/cli.md documents.
-        #expect(Set(object.keys) == ["path", "width", "height", "scale", "center", "features", "labels", "footprints", "highlighted",
-                                     "seconds", "warnings"])
+        let documented: Set<String> = [
+            "path", "width", "height", "scale", "center", "features", "labels", "footprints", "highlighted", "seconds", "warnings",
+        ]
+        #expect(Set(object.keys) == documented)
         #expect((object["seconds"] as? Double ?? -1) > 0)
         #expect(object["width"] as? Int == 1024 && object["height"] as? Int == 768)
         #expect(object["scale"] as? Double == 1200)
