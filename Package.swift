@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "CPROJ", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
         .target(name: "AnnoLinkGeometry", linkerSettings: [.linkedLibrary("m")]),
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "AnnoLinkEditing", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkChecks", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
+        // Pictures of the map: Cairo drawing with the FreeType faces the text metrics measure.
+        .target(name: "AnnoLinkRender", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "CCairo", "CFreeType"]),
         // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
         // The HTTP service: FeatureServer and OGC API Features routes over the edit service.
@@ -38,7 +41,7 @@ let package = Package(
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",
-            "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService",
+            "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService", "AnnoLinkRender",
         ]),
         .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
@@ -62,6 +65,9 @@ let package = Package(
             "AnnoLinkChecks", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkTestSupport",
         ]),
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AnnoLinkRenderTests", dependencies: [
+            "AnnoLinkRender", "AnnoLinkAnnotation", "AnnoLinkImport", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport",
+        ]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkServiceTests", dependencies: [
             "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkChecks", "AnnoLinkTestSupport",

@@ -68,7 +68,12 @@ struct CheckCommand: ParsableCommand {
     static let angleTolerance = ArgumentDeclaration.option("--angle-tolerance", value: "DEG", help: "angle difference allowed, in degrees (default 1)")
     static let footprintTolerance = ArgumentDeclaration.option("--footprint-tolerance", value: "PT",
         help: "footprint corner distance allowed, in points (default 1)")
-    static let arguments = [SetCommand.file, table, json, all, fix, dryRun, positionTolerance, angleTolerance, footprintTolerance]
+    static let render = ArgumentDeclaration.option("--render", value: "DIR", help: """
+        also draw one picture per problem into DIR
+        (<code>-<table>-<fid>.png) and an index.html listing
+        them; not with --fix (docs/render.md)
+        """)
+    static let arguments = [SetCommand.file, table, json, all, fix, dryRun, positionTolerance, angleTolerance, footprintTolerance, render]
 
     /// Problems listed without `--all`.
     static let listed = 20
@@ -80,12 +85,15 @@ struct CheckCommand: ParsableCommand {
     var table: String?
     var tolerances: CheckTolerances
     var path: String
+    var renderDirectory: String?
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         all = arguments.flag(Self.all)
         fix = arguments.flag(Self.fix)
         dryRun = arguments.flag(Self.dryRun)
+        renderDirectory = try arguments.option(Self.render)
+        if fix, renderDirectory != nil { throw CommandError.usage("--render draws the problems as found: leave out --fix") }
         table = try arguments.option(Self.table)
         func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
             try arguments.option(declaration, as: what) { decimalNumber($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
@@ -105,6 +113,7 @@ struct CheckCommand: ParsableCommand {
         let package = try GeoPackage(path: path, readOnly: !fix)
         let checker = ConsistencyChecker(package: package)
         var listing = ProblemListing(json: json, all: all)
+        var found: [Problem] = []
         var progress: Progress?
         func tick(_ done: Int, _ total: Int) {
             if progress == nil { progress = Progress("rows checked", total: total) }
@@ -112,11 +121,15 @@ struct CheckCommand: ParsableCommand {
         }
         let report = fix
             ? try checker.run(CheckFix(table: table, tolerances: tolerances, dryRun: dryRun, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
-            : try checker.run(Check(table: table, tolerances: tolerances), progress: tick, report: { try listing.add($0) })
+            : try checker.run(Check(table: table, tolerances: tolerances), progress: tick, report: { problem in
+                try listing.add(problem)
+                if renderDirectory != nil { found.append(problem) }
+            })
         let summary = report.summary, repair = report.repair
         if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
         for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }
 
+        if let renderDirectory { try drawPictures(found, of: package, into: renderDirectory) }
         if json {
             try listing.finishJSON(totals: report.totals)
         } else {

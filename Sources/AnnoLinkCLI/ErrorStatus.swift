@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkRender
 import AnnoLinkService
 import AnnoLinkSketch
 import AnnoLinkStore
@@ -41,6 +42,7 @@ extension AnnoLinkCommand {
         case let error as SketchError: (oneLine(error.description), error.exitStatus)
         case let error as ServerError: (oneLine(error.description), error.exitStatus)
         case let error as ServiceError: (oneLine(error.description), .dataError)
+        case let error as RenderError: (oneLine(error.description), error.exitStatus)
         case let error as SQLCondition.Refusal: (oneLine(error.description), .dataError)
         case let error as CocoaError where error.isFileError:
             ("cannot read or write a file: \(oneLine(error.localizedDescription))", .ioError)
@@ -216,6 +218,16 @@ extension FontError {
     var exitStatus: ExitStatus {
         switch self {
         case .freeType, .fontconfig, .notScalable: .dataError
+        }
+    }
+}
+
+extension RenderError {
+    /// Cairo failing to write is an output problem; a view that cannot be drawn is bad input.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .cairo, .cannotWrite: .cannotCreate
+        case .noExtent, .invalidView: .dataError
         }
     }
 }

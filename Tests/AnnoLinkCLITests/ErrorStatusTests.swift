@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkRender
 import AnnoLinkService
 import AnnoLinkSketch
 import AnnoLinkStore
@@ -166,6 +167,10 @@ struct ErrorStatusTests {
             Case(ServerError.cannotListen("127.0.0.1:8080", reason: "Address already in use"), .temporaryFailure),
             Case(ServerError.invalidListenAddress("somewhere"), .usage),
             Case(ServerError.invalidTokenFile(path: "tokens.txt", line: 3, reason: "expected 'TOKEN USER read|edit', found 2 fields"), .dataError),
+            Case(RenderError.cairo(function: "cairo_surface_write_to_png(x.png)", status: "error while writing to output stream"), .cannotCreate),
+            Case(RenderError.cannotWrite(path: "pictures", reason: "Permission denied"), .cannotCreate),
+            Case(RenderError.noExtent, .dataError),
+            Case(RenderError.invalidView("the scale is not a finite number"), .dataError),
         ]
     }
 

@@ -31,7 +31,8 @@ import verify  # noqa: E402
 import serve_bench  # noqa: E402
 
 BENCH = ROOT / ".bench"
-ANNOLINK = ROOT / ".build" / "release" / "annolink"
+# BENCH_ANNOLINK overrides the binary, to try a task with a debug build.
+ANNOLINK = Path(os.environ.get("BENCH_ANNOLINK", ROOT / ".build" / "release" / "annolink"))
 VENV_PY = BENCH / "venv" / "bin" / "python"
 SYSTEM_PY = "/usr/bin/python3"
 DX, DY = 10.0, 20.0
@@ -60,11 +61,13 @@ DATASETS = {
     "l1m": Dataset("l1m", 387_097, lines=1_000_000, title="1 M parcel lines"),
     "p1m": Dataset("p1m", 1_000_000, title="1 M parcels"),
 }
-QUICK = {"bulk": ["p100k"], "set": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "serve": ["p100k"]}
-FULL = {"bulk": ["p100k", "l1m"], "set": ["p100k"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "serve": ["p100k"]}
+QUICK = {"bulk": ["p100k"], "set": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "render": ["p100k"], "serve": ["p100k"]}
+FULL = {"bulk": ["p100k", "l1m"], "set": ["p100k"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "render": ["p1m"], "serve": ["p100k"]}
 # The bulk set: a street rename of the first 100,000 address points (all of p100k's).
 SET_COUNT = 100_000
 SET_NAME = "GREENWAY"
+# The render task's view: 1:1200, 1024 × 768 px at 96 dpi, centred on the middle of the data.
+RENDER_SCALE, RENDER_SIZE, RENDER_DPI = 1200, (1024, 768), 96
 
 
 def log(*parts):
@@ -118,6 +121,12 @@ def find_tools():
                      "'geopandas', geopandas.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__,"
                      "'pyarrow', pyarrow.__version__)"])
     tools["geopandas"] = {"ok": rc == 0, "version": out, "why": out[-300:]}
+    rc, _ = probe([str(ANNOLINK), "render", "--help"])
+    tools["annolink-render"] = {"ok": rc == 0, "version": f"git {git_commit()}",
+                                "why": "not built yet (`annolink render --help` fails)"}
+    rc, out = probe([SYSTEM_PY, "-c", "from qgis.core import Qgis; print('QGIS', Qgis.QGIS_VERSION)"],
+                    env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    tools["qgis"] = {"ok": rc == 0, "version": out.splitlines()[-1] if rc == 0 and out else out, "why": out[-300:]}
     return tools
 
 
@@ -493,6 +502,56 @@ def check_variants(ds, shared):
     ]
 
 
+def render_center(ds):
+    """The middle of the address points' extent: where the render task's view is centred."""
+    db = sqlite3.connect(f"file:{ds.gpkg}?mode=ro", uri=True)
+    x0, y0, x1, y1 = db.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = 'address_points'").fetchone()
+    db.close()
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def render_variants(ds, shared):
+    """One 1:1200 view of the shared copy: `annolink render` (its in-process drawing time from
+    --json) against QGIS drawing the same view with the file's stored styles
+    (QgsMapRendererSequentialJob; its job time printed by qgis_render.py). The wall clock and
+    peak RSS are each whole process's, QGIS's start-up and layer loading included; the in-process
+    times are in the "verified" column."""
+    cx, cy = render_center(ds)
+    w, h = RENDER_SIZE
+
+    def annolink_steps(c, i):
+        return [([ANNOLINK, "render", c["file"], c["work"] / "view.png", "--center", f"{cx!r},{cy!r}",
+                  "--scale", f"1:{RENDER_SCALE}", "--size", f"{w},{h}", "--dpi", str(RENDER_DPI), "--json"], None)]
+
+    def annolink_check(c, i):
+        out = json.loads((c["work"] / "step0.out").read_text())
+        if out["labels"] < 10:
+            return f"FAILED: only {out['labels']} labels drawn"
+        return f"OK (drawing {fmt_time(out['seconds'])}, {out['labels']} labels, {out['features']} features)"
+
+    def qgis_prepare(work):
+        # The styles QGIS applies by itself: files made before annolink wrote them get them now.
+        subprocess.run([str(ANNOLINK), "style", str(shared["file"])], check=True, stdout=subprocess.DEVNULL)
+        return {"file": shared["file"], "work": work}
+
+    def qgis_steps(c, i):
+        return [([SYSTEM_PY, HERE / "qgis_render.py", c["file"], repr(cx), repr(cy), str(RENDER_SCALE), str(w), str(h),
+                  str(RENDER_DPI), c["work"] / "view.png"], None)]
+
+    def qgis_check(c, i):
+        out = json.loads((c["work"] / "step0.out").read_text().strip().splitlines()[-1])
+        if out["labels"] < 10:
+            return f"FAILED: only {out['labels']} labels placed"
+        return f"OK (job {fmt_time(out['seconds'])}, layers loaded in {fmt_time(out['load_seconds'])}, {out['labels']} labels)"
+
+    return [
+        Variant("annolink", "annolink render (PNG)", "annolink", ["annolink", "annolink-render"],
+                lambda work: {"file": shared["file"], "work": work}, annolink_steps, annolink_check),
+        Variant("qgis", "QGIS 3 (python3-qgis) rendering the same view with the stored styles", "peer", ["qgis"],
+                qgis_prepare, qgis_steps, qgis_check),
+    ]
+
+
 # ------------------------------------------------------------------------------------------
 # Rounds
 
@@ -602,7 +661,9 @@ def table(task, ds, rows, runs, edits):
                    f"and their labels",
             "edit": f"Single attribute edit as a whole process (AD_ADDRESS of one of {ds.points:,} address points)",
             "check": f"Consistency check of the whole file ({ds.points:,} points, {ds.lines:,} lines, "
-                     f"{ds.points + ds.lines:,} annotation rows)"}[task]
+                     f"{ds.points + ds.lines:,} annotation rows)",
+            "render": f"A 1:{RENDER_SCALE} view ({RENDER_SIZE[0]} × {RENDER_SIZE[1]} px, {RENDER_DPI} dpi) of the middle of "
+                      f"{ds.points:,} address points and {ds.lines:,} parcel lines with their annotation, as a whole process"}[task]
     per = f"median of {runs} rounds" if task != "edit" else f"median of {runs} rounds × {edits} edits"
     out = [f"### {what} — {ds.title} ({ds.name})", "",
            f"{per}; ratios taken within each round, then the median.", "",
@@ -633,6 +694,7 @@ GOALS = {
             ("SpatiaLite SQL with the labels recomputed ≥ 5 × annolink's time", "spatialite", "x_annolink", 5.0, "min")],
     "edit": [("annolink ≤ 4 × the sqlite3 CLI floor", "annolink", "x_floor", 4.0, "max")],
     "check": [("SpatiaLite SQL ≥ 5 × annolink's time", "spatialite", "x_annolink", 5.0, "min")],
+    "render": [("annolink peak RSS ≤ 256 MB", "annolink", "peak_rss_mb", 256.0, "max")],
 }
 
 
@@ -703,8 +765,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the 100 k parcel data (a few minutes)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3; at least 3 for a figure)")
     ap.add_argument("--edits", type=int, default=10, help="timed edits per variant and round (default 10)")
-    ap.add_argument("--tasks", default="bulk,set,edit,check,serve",
-                    help="comma-separated: bulk, set (bulk street rename), edit, check, serve (annolink serve against pygeoapi with wrk; edits through applyEdits)")
+    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve",
+                    help="comma-separated: bulk, set (bulk street rename), edit, check, render, serve (annolink serve against pygeoapi with wrk; edits through applyEdits)")
     ap.add_argument("--datasets", help="comma-separated datasets for every task: p10k, p100k, l1m, p1m")
     ap.add_argument("--rebuild-data", action="store_true", help="make the data again")
     args = ap.parse_args()
@@ -750,7 +812,8 @@ def main():
             variants = {"bulk": lambda: bulk_variants(ds),
                         "set": lambda: set_variants(ds),
                         "edit": lambda: edit_variants(ds, edit_targets(ds, edits)),
-                        "check": lambda: check_variants(ds, shared)}[task]()
+                        "check": lambda: check_variants(ds, shared),
+                        "render": lambda: render_variants(ds, shared)}[task]()
             cases.append((task, ds, variants, shared))
 
     records = {(t, d.name): [] for t, d, _, _ in cases}
@@ -759,12 +822,12 @@ def main():
         for rnd in range(args.runs):
             log(f"round {rnd + 1} of {args.runs}")
             for task, ds, variants, shared in cases:
-                if task == "check":
+                if task in ("check", "render"):
                     work_root.mkdir(parents=True, exist_ok=True)
-                    shared["file"] = fresh_copy(ds.gpkg, work_root / f"check-{ds.name}.gpkg")
+                    shared["file"] = fresh_copy(ds.gpkg, work_root / f"{task}-{ds.name}.gpkg")
                 records[(task, ds.name)].append(
                     run_round(task, ds, variants, tools, rnd, work_root, edits, results))
-                if task == "check":
+                if task in ("check", "render"):
                     remove_db(shared["file"])
 
     sections = [f"## Run of {stamp}", "",

@@ -12,6 +12,10 @@ import CFreeType
 public final class FontFace {
     /// The `FT_Face`.
     let handle: FT_Face
+    /// The FreeType face itself, for drawing text with the very glyphs that were measured
+    /// (Cairo's `cairo_ft_font_face_create_for_ft_face`). Borrowed: valid while this face lives
+    /// (keep a reference to it), never freed by the caller, and only used in its isolation domain.
+    public var freeTypeFace: FT_Face { handle }
     /// The library the face was opened in; FreeType needs it alive as long as the face.
     public let library: FontLibrary
     /// The font file.

@@ -49,7 +49,8 @@ extension GeoPackage {
             """, [.text(AnnotationSchema.extensionName)]).compactMap { $0[0].textValue }
     }
 
-    /// Adds or replaces a class in the registry.
+    /// Adds or replaces a class in the registry, and (re)writes the annotation table's QGIS
+    /// style (`writeLayerStyles(tables:)`).
     ///
     /// - Throws: `StoreError.unknownTable` when the annotation or origin table does not exist,
     ///   `.invalidWhereClause` when the where clause is not one read-only condition on the
@@ -78,6 +79,8 @@ extension GeoPackage {
                     SQLValue(c.verticalAlignment), .real(c.referenceScale), .text(c.placement.rawValue), .real(c.placementOffset),
                     SQLValue(c.placementParameters), .integer(c.autoCreate ? 1 : 0), .integer(c.updateOnShapeChange ? 1 : 0),
                 ])
+            // QGIS shows the table's annotation as text by the class's font and reference scale.
+            try writeLayerStyles(tables: [c.annotationTable])
         }
     }
 

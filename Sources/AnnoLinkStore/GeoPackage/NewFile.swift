@@ -101,7 +101,7 @@ enum InterruptCleanup {
 extension GeoPackage {
     /// Creates a new GeoPackage at `path` (see `create(path:)`), fills it with `body` and gives
     /// it its name only when `body` returns (`NewFile`). The file is in WAL mode, as every file
-    /// annolink creates.
+    /// annolink creates, and carries a QGIS style for each feature table (`writeLayerStyles`).
     ///
     /// - Throws: `StoreError.fileExists`, `.cannotCreate`, and whatever `body` throws; then
     ///   nothing is left at `path`.
@@ -109,6 +109,8 @@ extension GeoPackage {
         let result = try NewFile.write(path) { temporary in
             let package = try GeoPackage.create(path: temporary)
             let result = try body(package)
+            // Every file annolink makes opens in QGIS with its annotation shown as text.
+            try package.writeLayerStyles()
             // Out of WAL for the move: the checkpoint puts every page in the file itself and
             // SQLite removes the -wal; the finished file is switched back under its own name.
             try package.connection.execute("PRAGMA journal_mode = DELETE")

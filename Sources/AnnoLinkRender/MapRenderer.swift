@@ -1,0 +1,531 @@
+import AnnoLinkAnnotation
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkStore
+import CCairo
+import Foundation
+
+/// What a picture shows besides the features and their annotation text.
+public struct MapContent: Sendable {
+    /// The tables drawn (names as in the file, matched case-insensitively); nil for all.
+    public var tables: [String]?
+    /// Whether the annotation footprints are outlined too.
+    public var footprints: Bool
+    /// Features and annotation drawn marked: fids by table name (matched case-insensitively).
+    public var highlights: [String: [Int64]]
+
+    public init(tables: [String]? = nil, footprints: Bool = false, highlights: [String: [Int64]] = [:]) {
+        self.tables = tables
+        self.footprints = footprints
+        self.highlights = highlights
+    }
+}
+
+/// What `MapRenderer.render(_:on:content:)` drew.
+public struct RenderSummary: Hashable, Sendable, Encodable {
+    /// Features drawn, over all feature tables.
+    public var features = 0
+    /// Annotation texts drawn.
+    public var labels = 0
+    /// Footprints outlined.
+    public var footprints = 0
+    /// Features and annotation marked.
+    public var highlighted = 0
+}
+
+/// An RGB colour, each channel from 0 to 1.
+public struct Colour: Hashable, Sendable {
+    public var red: Double, green: Double, blue: Double
+    public init(_ red: Double, _ green: Double, _ blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+    /// Feature outlines and lines.
+    public static let feature = Colour(0.35, 0.35, 0.35)
+    /// Point symbols.
+    public static let point = Colour(0.1, 0.1, 0.1)
+    /// Annotation text.
+    public static let text = Colour(0, 0, 0)
+    /// Footprint outlines.
+    public static let footprint = Colour(0.85, 0.2, 0.6)
+    /// Marked features and annotation.
+    public static let highlight = Colour(0.9, 0.1, 0.1)
+}
+
+/// Draws the features and annotation of a GeoPackage on a Cairo canvas: features in a plain
+/// symbology (points as small circles, lines dashed as Esri's sample draws parcel lines,
+/// polygons outlined) and annotation as text from its stored columns, at true map size.
+///
+/// Only what intersects the view is read: each table's rows are chosen through its R-tree
+/// (`rtree_<table>_<column>`, a window query on the view's envelope in the table's CRS) and
+/// drawn one at a time, so memory stays flat and a small view of a large file is as quick as
+/// of a small one. A table without a spatial index is read whole and filtered by envelope.
+///
+/// Annotation text is set with the FreeType face the text metrics measure (`FontLibrary`,
+/// drawn through `cairo_ft_font_face_create_for_ft_face`), glyph by glyph at the positions the
+/// metrics give, kerned as ArcGIS sets the baseline; its size in points holds at the class's
+/// reference scale and scales with the view (at 1:600 twice as large as at 1:1200).
+///
+/// Not `Sendable` (it holds a SQLite connection, PROJ and FreeType handles).
+public final class MapRenderer {
+    public let package: GeoPackage
+    /// The CRS the picture is drawn in (a PROJ definition); nil for the data's own.
+    public let crs: String?
+    /// The size of the drawing CRS's unit in metres.
+    public let metresPerUnit: Double
+    /// Messages for the user (a missing font and its fallback), each once.
+    public private(set) var warnings: [String] = []
+
+    private let transformer: CoordinateTransformer?
+    private var fonts: FontLibrary?
+    private var fontsByFamily: [String: (metrics: TextMetrics, cairo: CairoFontFace?)] = [:]
+    private let classes: [String: [Int64: AnnotationClass]]
+    private var tables: [String: FeatureTable] = [:]
+    private var metresPerUnitBySRS: [Int64: Double] = [:]
+
+    /// Metres per degree along the equator, used as a geographic CRS's unit size for the scale.
+    public static let metresPerDegree = 111_319.490793
+
+    /// A renderer for `package`, drawing in `crs` (any definition PROJ reads: `EPSG:3857`, WKT,
+    /// a PROJ string) or, when nil, in the CRS of its first feature table.
+    ///
+    /// - Throws: `EngineError.unknownCRS` for a CRS PROJ does not know, `StoreError` when the
+    ///   file cannot be read.
+    public init(package: GeoPackage, crs: String? = nil) throws {
+        self.package = package
+        self.crs = crs
+        var byTable: [String: [Int64: AnnotationClass]] = [:]
+        for definition in try package.annotationClasses() {
+            byTable[definition.annotationTable.lowercased(), default: [:]][definition.classID] = definition
+        }
+        self.classes = byTable
+        if let crs {
+            let transformer = try CoordinateTransformer()
+            let system = try transformer.referenceSystem(crs)
+            self.transformer = transformer
+            self.metresPerUnit = system.isGeographic ? Self.metresPerDegree : (system.metresPerUnit ?? 1)
+        } else {
+            self.transformer = nil
+            let first = try package.featureTableNames().first
+            var unit = 1.0
+            if let first {
+                let table = try package.featureTable(first)
+                unit = try Self.metresPerUnit(of: package.spatialReferenceSystem(table.srsID)) ?? 1
+            }
+            self.metresPerUnit = unit
+        }
+    }
+
+    /// The size in metres of a CRS's unit: from its WKT, else from PROJ for an EPSG code; degrees
+    /// count as `metresPerDegree`; nil when neither says.
+    static func metresPerUnit(of srs: SpatialReferenceSystem?) throws -> Double? {
+        guard let srs else { return nil }
+        if let value = srs.metresPerUnitFromDefinition { return value }
+        guard srs.organization.uppercased() == "EPSG", let system = try? CoordinateTransformer().referenceSystem("EPSG:\(srs.organizationCoordsysID)") else {
+            return nil
+        }
+        return system.isGeographic ? metresPerDegree : system.metresPerUnit
+    }
+
+    /// The names of the tables `content` asks for, in `gpkg_contents` order: feature tables
+    /// first, annotation tables after them (so text is drawn over the features).
+    ///
+    /// - Throws: `StoreError.unknownTable` for a name the file does not have.
+    public func tableNames(_ content: MapContent) throws -> [String] {
+        let all = try package.featureTableNames()
+        var chosen = all
+        if let wanted = content.tables {
+            chosen = []
+            for name in wanted {
+                guard let found = all.first(where: { $0.lowercased() == name.lowercased() }) else {
+                    throw StoreError.unknownTable(name)
+                }
+                if !chosen.contains(found) { chosen.append(found) }
+            }
+        }
+        return chosen.filter { !isAnnotationTable($0) } + chosen.filter { isAnnotationTable($0) }
+    }
+
+    /// Whether `name` is an annotation table (it has classes in the registry).
+    public func isAnnotationTable(_ name: String) -> Bool { classes[name.lowercased()] != nil }
+
+    private func table(_ name: String) throws -> FeatureTable {
+        if let known = tables[name] { return known }
+        let table = try package.featureTable(name)
+        tables[name] = table
+        return table
+    }
+
+    /// The CRS of `table` as PROJ reads it: `EPSG:n` when the file says so, else its WKT.
+    private func definition(of table: FeatureTable) throws -> String {
+        guard let srs = try package.spatialReferenceSystem(table.srsID) else { return "EPSG:\(table.srsID)" }
+        return srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+    }
+
+    /// A function from `table`'s coordinates to the drawing CRS's.
+    private func projection(of table: FeatureTable) throws -> (Point) throws -> Point {
+        guard let crs, let transformer else { return { $0 } }
+        let transformation = try transformer.transformation(from: try definition(of: table), to: crs)
+        return { try transformation.transform($0) }
+    }
+
+    /// The window of `view` in `table`'s CRS: the view's envelope, or, in another CRS, the
+    /// envelope of its outline changed into the table's CRS.
+    private func window(of view: MapView, in table: FeatureTable) throws -> Envelope {
+        guard let crs, let transformer else { return view.envelope }
+        let back = try transformer.transformation(from: crs, to: try definition(of: table))
+        var envelope: Envelope?
+        for point in view.outline(steps: 16) {
+            let p = try back.transform(point)
+            guard p.isFinite else { continue }
+            if envelope == nil { envelope = Envelope(p) } else { envelope!.expand(toInclude: p) }
+        }
+        guard let envelope else { throw RenderError.invalidView("the view lies outside the area of use of the data's CRS") }
+        return envelope
+    }
+
+    /// The envelope of the tables `content` asks for, in the drawing CRS; nil when they hold no
+    /// geometry. Read from `gpkg_contents`'s extents, or from the R-tree where those are unset.
+    public func extent(_ content: MapContent) throws -> Envelope? {
+        var result: Envelope?
+        for name in try tableNames(content) {
+            let table = try table(name)
+            let row = try package.connection.rows(
+                "SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first ?? []
+            var box: Envelope?
+            if let values = Self.doubles(row) {
+                box = Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3])
+            } else if table.hasSpatialIndex {
+                let r = try package.connection.rows(
+                    "SELECT min(minx), min(miny), max(maxx), max(maxy) FROM \(quoteIdentifier(table.spatialIndexName))").first ?? []
+                if let values = Self.doubles(r) { box = Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3]) }
+            }
+            guard let box, box.minX <= box.maxX, box.minY <= box.maxY else { continue }
+            let project = try projection(of: table)
+            for k in 0...8 {
+                let t = Double(k) / 8
+                let edges = [
+                    Point(x: box.minX + box.width * t, y: box.minY), Point(x: box.minX + box.width * t, y: box.maxY),
+                    Point(x: box.minX, y: box.minY + box.height * t), Point(x: box.maxX, y: box.minY + box.height * t),
+                ]
+                for p in edges {
+                    let q = try project(p)
+                    guard q.isFinite else { continue }
+                    if result == nil { result = Envelope(q) } else { result!.expand(toInclude: q) }
+                }
+            }
+        }
+        return result
+    }
+
+    private static func doubles(_ row: [SQLValue]) -> [Double]? {
+        guard row.count == 4 else { return nil }
+        var values: [Double] = []
+        for value in row {
+            switch value {
+            case .real(let d): values.append(d)
+            case .integer(let i): values.append(Double(i))
+            default: return nil
+            }
+        }
+        return values
+    }
+
+    /// The SQL condition choosing the rows of `table` whose envelope meets `window`, with its
+    /// bindings; nil without a spatial index.
+    private func windowCondition(_ table: FeatureTable, _ window: Envelope) -> (String, [SQLValue])? {
+        guard table.hasSpatialIndex else { return nil }
+        let sql = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) "
+            + "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)"
+        return (sql, [.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY)])
+    }
+
+    /// Calls `body` with every annotation row of `table` whose footprint meets `view`, in fid
+    /// order, through the R-tree (one row in memory at a time).
+    public func forEachAnnotation(in tableName: String, view: MapView, _ body: (AnnotationRow) throws -> Void) throws {
+        let table = try table(tableName)
+        let window = try window(of: view, in: table)
+        var sql = "SELECT \(GeoPackage.annotationColumns) FROM \(quoteIdentifier(table.name))"
+        var bindings: [SQLValue] = []
+        if let (condition, values) = windowCondition(table, window) {
+            sql += " WHERE \(condition)"
+            bindings = values
+        }
+        let statement = try package.connection.prepare(sql + " ORDER BY fid")
+        try statement.bind(bindings)
+        while try statement.step() {
+            let row = try package.annotationRow(from: statement, table: table, footprintProblem: { _ in })
+            if !table.hasSpatialIndex, let box = row.footprint.flatMap({ Geometry.polygon($0).envelope }), !box.intersects(window) { continue }
+            try body(row)
+        }
+    }
+
+    /// Draws the tables of `content` that meet `view` on `canvas`: a white background,
+    /// features, annotation text, then footprints and marks when asked for.
+    ///
+    /// - Throws: `StoreError` for an unknown table or fid to mark, `RenderError.cairo` when Cairo
+    ///   fails, `FontError` when a font cannot be read, `PROJError` when a point cannot be
+    ///   changed into the drawing CRS.
+    @discardableResult
+    public func render(_ view: MapView, on canvas: CairoCanvas, content: MapContent) throws -> RenderSummary {
+        var summary = RenderSummary()
+        canvas.clear(red: 1, green: 1, blue: 1)
+        let names = try tableNames(content)
+        for name in names where !isAnnotationTable(name) {
+            let table = try table(name)
+            let window = try window(of: view, in: table)
+            let project = try projection(of: table)
+            let condition = windowCondition(table, window)
+            try package.forEachFeature(table, where: condition?.0, bindings: condition?.1 ?? [], fields: []) { feature in
+                guard let geometry = feature.geometry else { return }
+                if condition == nil, let box = geometry.envelope, !box.intersects(window) { return }
+                try draw(geometry, project: project, view: view, on: canvas, colour: nil)
+                summary.features += 1
+            }
+        }
+        for name in names where isAnnotationTable(name) {
+            try forEachAnnotation(in: name, view: view) { row in
+                if try drawText(of: row, table: name, view: view, on: canvas, colour: .text) { summary.labels += 1 }
+            }
+            if content.footprints {
+                try forEachAnnotation(in: name, view: view) { row in
+                    if try drawFootprint(of: row, table: name, view: view, on: canvas, colour: .footprint, lineWidth: 0.6) {
+                        summary.footprints += 1
+                    }
+                }
+            }
+        }
+        for (name, fids) in content.highlights.sorted(by: { $0.key < $1.key }) {
+            let table = try table(try tableNames(MapContent(tables: [name])).first ?? name)
+            let project = try projection(of: table)
+            for fid in fids {
+                if isAnnotationTable(table.name) {
+                    let row = try package.annotationRow(table, fid: fid, footprintProblem: { _ in })
+                    _ = try drawFootprint(of: row, table: table.name, view: view, on: canvas, colour: .highlight, lineWidth: 1.5)
+                    _ = try drawText(of: row, table: table.name, view: view, on: canvas, colour: .highlight)
+                } else {
+                    let feature = try package.feature(table, fid: fid)
+                    if let geometry = feature.geometry { try draw(geometry, project: project, view: view, on: canvas, colour: .highlight) }
+                }
+                summary.highlighted += 1
+            }
+        }
+        try canvas.check("drawing the map")
+        return summary
+    }
+
+    // MARK: Features
+
+    private func setColour(_ colour: Colour, on canvas: CairoCanvas) {
+        cairo_set_source_rgb(canvas.context, colour.red, colour.green, colour.blue)
+    }
+
+    /// Adds the rings or lines of `points` to the current path, in pixels.
+    private func addPath(_ points: [Point], closed: Bool, project: (Point) throws -> Point, view: MapView, on canvas: CairoCanvas) throws {
+        guard let first = points.first else { return }
+        let start = view.pixel(of: try project(first))
+        cairo_move_to(canvas.context, start.x, start.y)
+        for point in points.dropFirst() {
+            let p = view.pixel(of: try project(point))
+            cairo_line_to(canvas.context, p.x, p.y)
+        }
+        if closed { cairo_close_path(canvas.context) }
+    }
+
+    /// Draws a feature's geometry in the default symbology, or marked in `colour`.
+    func draw(_ geometry: Geometry, project: (Point) throws -> Point, view: MapView, on canvas: CairoCanvas, colour: Colour?) throws {
+        let context = canvas.context
+        let marked = colour != nil
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_new_path(context)
+        func points(_ list: [Point]) throws {
+            setColour(colour ?? .point, on: canvas)
+            for point in list where !point.isEmpty {
+                let p = view.pixel(of: try project(point))
+                cairo_new_sub_path(context)
+                cairo_arc(context, p.x, p.y, marked ? 5 : 2.5, 0, 2 * .pi)
+            }
+            cairo_fill(context)
+            if marked {
+                for point in list where !point.isEmpty {
+                    let p = view.pixel(of: try project(point))
+                    cairo_new_sub_path(context)
+                    cairo_arc(context, p.x, p.y, 8, 0, 2 * .pi)
+                }
+                cairo_set_line_width(context, 1.5)
+                cairo_stroke(context)
+            }
+        }
+        func lines(_ list: [LineString]) throws {
+            setColour(colour ?? .feature, on: canvas)
+            cairo_set_line_width(context, marked ? 3 : 0.8)
+            if !marked {
+                let dashes: [Double] = [5, 3]
+                cairo_set_dash(context, dashes, 2, 0)
+            }
+            for line in list { try addPath(line.points, closed: false, project: project, view: view, on: canvas) }
+            cairo_stroke(context)
+        }
+        func polygons(_ list: [Polygon]) throws {
+            setColour(colour ?? .feature, on: canvas)
+            cairo_set_line_width(context, marked ? 3 : 0.8)
+            for polygon in list {
+                for ring in polygon.rings { try addPath(ring.points, closed: true, project: project, view: view, on: canvas) }
+            }
+            cairo_stroke(context)
+        }
+        switch geometry {
+        case .point(let p): try points([p])
+        case .multiPoint(let m): try points(m.points)
+        case .lineString(let l): try lines([l])
+        case .multiLineString(let m): try lines(m.lines)
+        case .polygon(let p): try polygons([p])
+        case .multiPolygon(let m): try polygons(m.polygons)
+        }
+    }
+
+    // MARK: Annotation
+
+    /// The class of `row` in `table`, or the table's first class when the row names none.
+    private func annotationClass(of row: AnnotationRow, table: String) -> AnnotationClass? {
+        guard let byID = classes[table.lowercased()] else { return nil }
+        return byID[row.classID] ?? byID.keys.min().flatMap { byID[$0] }
+    }
+
+    private func metresPerUnit(of table: FeatureTable) throws -> Double {
+        if let known = metresPerUnitBySRS[table.srsID] { return known }
+        let value = try Self.metresPerUnit(of: package.spatialReferenceSystem(table.srsID)) ?? 1
+        metresPerUnitBySRS[table.srsID] = value
+        return value
+    }
+
+    private func font(_ family: String) throws -> (metrics: TextMetrics, cairo: CairoFontFace?) {
+        if let known = fontsByFamily[family] { return known }
+        if fonts == nil { fonts = try FontLibrary() }
+        let metrics = try fonts!.textMetrics(family: family)
+        if let warning = metrics.fallbackWarning, !warnings.contains(warning) { warnings.append(warning) }
+        let entry = (metrics, try metrics.face.map(CairoFontFace.init))
+        fontsByFamily[family] = entry
+        return entry
+    }
+
+    /// The affine map from the text space of `row` (points at the reference scale along and
+    /// across the text, measured from the anchor, y down as Cairo's glyphs are) to pixels; nil
+    /// for a row without anchor or class.
+    func textMatrix(of row: AnnotationRow, table tableName: String, view: MapView) throws -> cairo_matrix_t? {
+        guard let anchor = row.anchor, anchor.isFinite, let definition = annotationClass(of: row, table: tableName) else { return nil }
+        let table = try table(tableName)
+        let project = try projection(of: table)
+        let mapUnitsPerPoint = PlacementRules.mapUnitsPerPoint(referenceScale: definition.referenceScale, metresPerUnit: try metresPerUnit(of: table))
+        let radians = row.angle * .pi / 180
+        let step = max(row.fontSize, 1)
+        let c = cos(radians) * mapUnitsPerPoint * step, s = sin(radians) * mapUnitsPerPoint * step
+        let origin = view.pixel(of: try project(anchor))
+        let along = view.pixel(of: try project(Point(x: anchor.x + c, y: anchor.y + s)))
+        let across = view.pixel(of: try project(Point(x: anchor.x - s, y: anchor.y + c)))
+        let u = Point(x: (along.x - origin.x) / step, y: (along.y - origin.y) / step)
+        let v = Point(x: (across.x - origin.x) / step, y: (across.y - origin.y) / step)
+        guard origin.isFinite, u.isFinite, v.isFinite else { return nil }
+        var matrix = cairo_matrix_t()
+        cairo_matrix_init(&matrix, u.x, u.y, -v.x, -v.y, origin.x, origin.y)
+        return matrix
+    }
+
+    /// Draws the text of an annotation row as ArcGIS does: the glyphs of its font at
+    /// `FontSize` points at the class's reference scale, on a kerned baseline set by the
+    /// alignments and offsets around the anchor, turned by `Angle`. Returns false for a row
+    /// with no text, anchor or class.
+    @discardableResult
+    public func drawText(of row: AnnotationRow, table: String, view: MapView, on canvas: CairoCanvas, colour: Colour = .text) throws -> Bool {
+        guard !row.text.isEmpty, row.fontSize > 0, var matrix = try textMatrix(of: row, table: table, view: view) else { return false }
+        let font = try font(row.fontName)
+        let context = canvas.context
+        let size = row.fontSize
+        var glyphs: [cairo_glyph_t] = []
+        let advance: Double, ascent: Double, descent: Double
+        if let face = font.metrics.face {
+            let pointsPerUnit = size / Double(face.unitsPerEm)
+            var pen = 0
+            var previous: UInt32?
+            for scalar in row.text.unicodeScalars {
+                let glyph = try face.glyphMetrics(for: scalar)
+                if let previous, face.hasKerning { pen += Int(try face.kerning(between: previous, and: glyph.glyphIndex)) }
+                glyphs.append(cairo_glyph_t(index: UInt(glyph.glyphIndex), x: Double(pen) * pointsPerUnit, y: 0))
+                pen += Int(glyph.advance)
+                previous = glyph.glyphIndex
+            }
+            advance = Double(pen) * pointsPerUnit
+            ascent = Double(face.ascent) * pointsPerUnit
+            descent = Double(face.descent) * pointsPerUnit
+        } else {
+            let extent = try font.metrics.extent(of: row.text, pointSize: size)
+            (advance, ascent, descent) = (extent.advanceWidth, extent.ascent, extent.descent)
+        }
+        let start: Double
+        switch row.horizontalAlignment {
+        case 0: start = 0
+        case 2: start = -advance
+        default: start = -advance / 2
+        }
+        let height = ascent + descent
+        let bottom: Double
+        switch row.verticalAlignment {
+        case 0: bottom = -height
+        case 1: bottom = -height / 2
+        case 3: bottom = 0
+        default: bottom = -descent
+        }
+        let x = start + row.xOffset, baseline = -(bottom + descent + row.yOffset)
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_transform(context, &matrix)
+        setColour(colour, on: canvas)
+        if let cairoFace = font.cairo {
+            cairo_set_font_face(context, cairoFace.handle)
+            cairo_set_font_size(context, size)
+            for i in glyphs.indices {
+                glyphs[i].x += x
+                glyphs[i].y = baseline
+            }
+            cairo_show_glyphs(context, glyphs, Int32(glyphs.count))
+        } else {
+            cairo_select_font_face(context, TextMetrics.fallbackFamily, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+            cairo_set_font_size(context, size)
+            cairo_move_to(context, x, baseline)
+            cairo_show_text(context, row.text)
+        }
+        return true
+    }
+
+    /// Outlines the stored footprint of an annotation row (dashed, with `dashed`), or fills it
+    /// with `fill`; false for a row without one.
+    @discardableResult
+    public func drawFootprint(of row: AnnotationRow, table tableName: String, view: MapView, on canvas: CairoCanvas, colour: Colour,
+                              lineWidth: Double, fill: Bool = false, dashed: Bool = false) throws -> Bool {
+        guard let footprint = row.footprint, !footprint.isEmpty else { return false }
+        let table = try table(tableName)
+        let project = try projection(of: table)
+        let context = canvas.context
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_new_path(context)
+        setColour(colour, on: canvas)
+        for ring in footprint.rings { try addPath(ring.points, closed: true, project: project, view: view, on: canvas) }
+        if fill {
+            cairo_fill(context)
+        } else {
+            cairo_set_line_width(context, lineWidth)
+            if dashed {
+                let dashes: [Double] = [4, 3]
+                cairo_set_dash(context, dashes, 2, 0)
+            }
+            cairo_stroke(context)
+        }
+        return true
+    }
+}
+
+@available(*, unavailable)
+extension MapRenderer: Sendable {}
