@@ -153,12 +153,8 @@ struct FeatureServerEdits {
         }
     }
 
-    /// The journal's command text: the operation and, when known, the user.
-    private var command: String {
-        var text = "serve applyEdits"
-        if let user = request.caller.userName { text += " (user \(user))" }
-        return text
-    }
+    /// The journal's command text (the user is recorded by `Dataset.write(user:)`).
+    private var command: String { "serve applyEdits" }
 
     // MARK: Running
 
@@ -169,7 +165,7 @@ struct FeatureServerEdits {
         }
         let rollback = try rollbackOnFailure
         do {
-            return try dataset.write { service in
+            return try dataset.write(user: request.caller.userName) { service in
                 let layers = try FeatureServerLayer.all(in: service.package)
                 for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
                 var outcomes = [Outcome](repeating: .pending, count: edits.count)

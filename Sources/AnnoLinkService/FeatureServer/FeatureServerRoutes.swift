@@ -10,16 +10,10 @@ import Foundation
 /// refusal is Esri's error JSON, made in one place (`FeatureServerError.json`). As ArcGIS
 /// Server does, error documents are sent with HTTP status 200: Esri clients read `error.code`.
 public struct FeatureServerRoutes: Routes {
-    /// The most features one `query` answer holds (`maxRecordCount`); larger pages are cut
-    /// and say `exceededTransferLimit`.
-    public let maxRecordCount: Int
-
     /// The version of the REST API the answers follow.
     static let currentVersion = 11.1
 
-    public init(maxRecordCount: Int = 2000) {
-        self.maxRecordCount = max(1, maxRecordCount)
-    }
+    public init() {}
 
     public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
         var path = request.path
@@ -35,6 +29,8 @@ public struct FeatureServerRoutes: Routes {
             return try answer(json, format: format)
         } catch let error as FeatureServerError {
             return Self.errorResponse(error, pretty: pretty)
+        } catch let error as ServiceError {
+            return Self.errorResponse(.internalError(error.description), pretty: pretty)
         } catch {
             return Self.errorResponse(.internalError("\(error)"), pretty: pretty)
         }
@@ -77,13 +73,15 @@ public struct FeatureServerRoutes: Routes {
         }
         let rest = Array(parts.dropFirst(3))
         let mayEdit = !dataset.readOnly && request.caller.mayEdit
+        // `annolink serve --max-records`: the most features one query answer holds.
+        let maxRecordCount = max(1, dataset.maxRecords)
         switch rest.count {
         case 0:
-            return try dataset.read { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit) }
+            return try dataset.read { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
         case 1 where rest[0] == "layers":
             return try dataset.read { package in
                 let layers = try FeatureServerLayer.all(in: package)
-                return .object([("layers", .array(layers.map { layerResource($0, mayEdit: mayEdit) })), ("tables", .array([]))])
+                return .object([("layers", .array(layers.map { layerResource($0, mayEdit: mayEdit, maxRecordCount: maxRecordCount) })), ("tables", .array([]))])
             }
         case 1 where rest[0] == "applyEdits":
             return try FeatureServerEdits(request: request, dataset: dataset).applyServiceEdits()
@@ -96,7 +94,7 @@ public struct FeatureServerRoutes: Routes {
             return try dataset.read { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
-                return layerResource(layers[id], mayEdit: mayEdit)
+                return layerResource(layers[id], mayEdit: mayEdit, maxRecordCount: maxRecordCount)
             }
         case 2 where rest[1] == "query":
             return try dataset.read { package in
@@ -120,7 +118,7 @@ public struct FeatureServerRoutes: Routes {
     }
 
     /// The service resource: layers by id, the service's spatial reference and extent.
-    private func serviceResource(_ layers: [FeatureServerLayer], dataset: Dataset, mayEdit: Bool) throws -> JSONText {
+    private func serviceResource(_ layers: [FeatureServerLayer], dataset: Dataset, mayEdit: Bool, maxRecordCount: Int) throws -> JSONText {
         let reference = layers.first?.srs.map(EsriSpatialReference.init)
         var extent: JSONText = .null
         if let reference {
@@ -167,7 +165,7 @@ public struct FeatureServerRoutes: Routes {
     }
 
     /// A layer resource.
-    func layerResource(_ layer: FeatureServerLayer, mayEdit: Bool) -> JSONText {
+    func layerResource(_ layer: FeatureServerLayer, mayEdit: Bool, maxRecordCount: Int) -> JSONText {
         let reference = layer.srs.map(EsriSpatialReference.init)
         let extent: JSONText = layer.extent.flatMap { e in reference.map { FeatureServerQuery.envelopeJSON(e, $0) } } ?? .null
         // Annotation rows are made by their classes: a client may change them (set) and delete
