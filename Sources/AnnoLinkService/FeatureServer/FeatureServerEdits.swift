@@ -332,7 +332,7 @@ struct FeatureServerEdits {
         guard let wkid = parsed.latestWkid ?? parsed.wkid, let layerSR = layer.srs.map(EsriSpatialReference.init) else { return parsed.geometry }
         let given = EsriSpatialReference(wkid: Int64(wkid))
         if given.isSame(as: layerSR) { return parsed.geometry }
-        return try CoordinateTransformer().transform(parsed.geometry, from: given.projName, to: layerSR.projName)
+        return try TransformerPool.shared.with { try $0.transform(parsed.geometry, from: given.projName, to: layerSR.projName) }
     }
 
     /// Coordinates that differ by less than this (in the layer's units) are the same vertex: a

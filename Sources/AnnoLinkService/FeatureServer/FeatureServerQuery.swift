@@ -188,7 +188,7 @@ struct FeatureServerQuery {
     /// `geometry` from one spatial reference to another, through PROJ.
     static func transform(_ geometry: Geometry, from source: EsriSpatialReference, to target: EsriSpatialReference, parameter: String) throws -> Geometry {
         do {
-            return try CoordinateTransformer().transform(geometry, from: source.projName, to: target.projName)
+            return try TransformerPool.shared.with { try $0.transform(geometry, from: source.projName, to: target.projName) }
         } catch {
             throw FeatureServerError.invalidParameter(parameter, "cannot transform from \(source.projName.prefix(60)) to \(target.projName.prefix(60)): \(error)")
         }
@@ -230,10 +230,17 @@ struct FeatureServerQuery {
         let page = try query.page(in: package)
         // GeoJSON is WGS 84 unless the caller asks otherwise (RFC 7946; ArcGIS does the same).
         let target = outSR ?? (geoJSON ? EsriSpatialReference(wkid: 4326) : layerSR)
-        var transformer: CoordinateTransformer?
-        if let target, let layerSR, !target.isSame(as: layerSR), query.readsGeometry {
-            do { transformer = try CoordinateTransformer() } catch { throw FeatureServerError.internalError("\(error)") }
+        let transforms = target.map { target in layerSR.map { !target.isSame(as: $0) } ?? false } ?? false
+        return try TransformerPool.shared.with { transformer in
+            try features(page, target: target, transformer: query.readsGeometry && transforms ? transformer : nil, geoJSON: geoJSON)
         }
+    }
+
+    /// The FeatureSet (or GeoJSON feature collection) of `page`, its geometries transformed
+    /// by `transformer` to `target` when given.
+    private func features(_ page: FeatureQuery.Page, target: EsriSpatialReference?, transformer: CoordinateTransformer?,
+                          geoJSON: Bool) throws -> JSONText {
+        let table = layer.table
         let dateColumns = Set(outColumns.filter { layer.table.column($0).map { [.date, .dateTime].contains($0.affinity) } ?? false })
         var features: [JSONText] = []
         features.reserveCapacity(page.rows.count)
