@@ -68,13 +68,10 @@ public struct FeatureQuery {
         let pk = quoteIdentifier(table.primaryKey)
         if let condition { parts.append(condition.sql) }
         if let featureIDs {
-            // Bound one by one: a list of numbers from a request never becomes SQL text.
-            if featureIDs.isEmpty {
-                parts.append("0")
-            } else {
-                parts.append("\(pk) IN (\(Array(repeating: "?", count: featureIDs.count).joined(separator: ",")))")
-                bindings += featureIDs.map { .integer($0) }
-            }
+            // Bound as one JSON array: a list from a request never becomes SQL text, and its
+            // length meets no limit on the number of bound variables.
+            parts.append("\(pk) IN (SELECT value FROM json_each(?))")
+            bindings.append(.text("[" + featureIDs.map(String.init).joined(separator: ",") + "]"))
         }
         if let envelope {
             if table.hasSpatialIndex {

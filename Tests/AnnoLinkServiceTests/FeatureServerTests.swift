@@ -146,6 +146,9 @@ import Testing
         let features = try #require(two["features"] as? [[String: Any]])
         #expect(features.compactMap { ($0["attributes"] as? [String: Any])?["fid"] as? Int } == [pointIDs[3], pointIDs[7]])
         #expect(Set((features[0]["attributes"] as? [String: Any])?.keys.map { $0 } ?? []) == ["fid", "AD_ADDRESS"])
+        // More ids than SQLite binds variables (32,766) are still one query.
+        let many = (1...100_000).map(String.init).joined(separator: ",")
+        #expect(try served.get("/0/query", ["objectIds": many, "returnCountOnly": "true"])["count"] as? Int == 33)
     }
 
     @Test func pagingCoversEveryFeatureOnceAndSaysWhenMoreRemain() throws {

@@ -1,5 +1,5 @@
-import Foundation
 import AnnoLinkStore
+import Foundation
 
 /// A spatial reference as Esri names it: a `wkid` (with `latestWkid`) or WKT, and the PROJ
 /// name of the same CRS.

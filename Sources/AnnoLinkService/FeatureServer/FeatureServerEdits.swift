@@ -308,7 +308,8 @@ struct FeatureServerEdits {
             if column.affinity == .integer || column.affinity == .boolean, d == d.rounded(), abs(d) < 9e15 { return String(Int64(d)) }
             return "\(d)"
         case .array, .object:
-            throw FeatureEditRefusal.invalidAttribute(field: column.name, reason: "a field holds a number, text or null, not \(value.json.rendered().prefix(40))")
+            let shown = value.json.rendered().prefix(40)
+            throw FeatureEditRefusal.invalidAttribute(field: column.name, reason: "a field holds a number, text or null, not \(shown)")
         }
     }
 

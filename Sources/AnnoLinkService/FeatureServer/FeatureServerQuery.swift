@@ -81,10 +81,12 @@ struct FeatureServerQuery {
                 distance = d
                 if let units = p["units"], !units.isEmpty {
                     guard let metres = Self.unitMetres[units.lowercased()] else {
-                        throw FeatureServerError.invalidParameter("units", "'\(units)' is not one of esriSRUnit_Meter, _Kilometer, _Foot, _SurveyFoot, _StatuteMile, _NauticalMile, _USNauticalMile")
+                        throw FeatureServerError.invalidParameter(
+                            "units", "'\(units)' is not one of esriSRUnit_Meter, _Kilometer, _Foot, _SurveyFoot, _StatuteMile, _NauticalMile, _USNauticalMile")
                     }
                     guard let perUnit = layer.srs?.metresPerUnitFromDefinition else {
-                        throw FeatureServerError.invalidParameter("units", "the layer's CRS is not projected, so a distance in \(units) cannot be measured in it")
+                        throw FeatureServerError.invalidParameter(
+                            "units", "the layer's CRS is not projected, so a distance in \(units) cannot be measured in it")
                     }
                     distance = d * metres / perUnit
                 }
@@ -98,7 +100,8 @@ struct FeatureServerQuery {
             case "esrispatialrelenvelopeintersects", "esrispatialrelindexintersects":
                 break
             default:
-                throw FeatureServerError.invalidParameter("spatialRel", "'\(p["spatialRel"]!)' is not supported: use esriSpatialRelIntersects or esriSpatialRelEnvelopeIntersects")
+                throw FeatureServerError.invalidParameter(
+                    "spatialRel", "'\(p["spatialRel"]!)' is not supported: use esriSpatialRelIntersects or esriSpatialRelEnvelopeIntersects")
             }
         }
 
@@ -118,7 +121,9 @@ struct FeatureServerQuery {
         if let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
             query.order = try text.split(separator: ",").map { term in
                 let words = term.split(separator: " ", omittingEmptySubsequences: true)
-                guard let first = words.first, words.count <= 2 else { throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]") }
+                guard let first = words.first, words.count <= 2 else {
+                    throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]")
+                }
                 let direction = words.count == 2 ? words[1].uppercased() : "ASC"
                 guard direction == "ASC" || direction == "DESC" else {
                     throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]")
@@ -159,7 +164,9 @@ struct FeatureServerQuery {
             }
         }
         let numbers = trimmed.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard numbers.allSatisfy({ $0?.isFinite == true }) else { throw FeatureServerError.invalidParameter("geometry", "'\(text)' is not x,y or xmin,ymin,xmax,ymax") }
+        guard numbers.allSatisfy({ $0?.isFinite == true }) else {
+            throw FeatureServerError.invalidParameter("geometry", "'\(text)' is not x,y or xmin,ymin,xmax,ymax")
+        }
         let n = numbers.map { $0! }
         switch n.count {
         case 2: return (.point(Point(x: n[0], y: n[1])), nil)
@@ -190,7 +197,8 @@ struct FeatureServerQuery {
         do {
             return try TransformerPool.shared.with { try $0.transform(geometry, from: source.projName, to: target.projName) }
         } catch {
-            throw FeatureServerError.invalidParameter(parameter, "cannot transform from \(source.projName.prefix(60)) to \(target.projName.prefix(60)): \(error)")
+            let (from, to) = (source.projName.prefix(60), target.projName.prefix(60))
+            throw FeatureServerError.invalidParameter(parameter, "cannot transform from \(from) to \(to): \(error)")
         }
     }
 
@@ -216,7 +224,8 @@ struct FeatureServerQuery {
             let target = outSR ?? layerSR
             var extentJSON: JSONText = .null
             if var e = envelope, let target {
-                if let layerSR, !target.isSame(as: layerSR), let moved = try Self.transform(Self.rectangle(e), from: layerSR, to: target, parameter: "outSR").envelope {
+                if let layerSR, !target.isSame(as: layerSR),
+                   let moved = try Self.transform(Self.rectangle(e), from: layerSR, to: target, parameter: "outSR").envelope {
                     e = moved
                 }
                 extentJSON = Self.envelopeJSON(e, target)

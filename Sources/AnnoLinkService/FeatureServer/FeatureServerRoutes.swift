@@ -158,7 +158,9 @@ public struct FeatureServerRoutes: Routes {
     /// Esri's name of the CRS's unit (`esriFeet`, `esriMeters`, `esriDecimalDegrees`).
     static func units(_ srs: SpatialReferenceSystem?) -> String {
         guard let srs else { return "esriUnknownUnits" }
-        guard let metres = srs.metresPerUnitFromDefinition else { return srs.definition.hasPrefix("GEOGCS") ? "esriDecimalDegrees" : "esriUnknownUnits" }
+        guard let metres = srs.metresPerUnitFromDefinition else {
+            return srs.definition.hasPrefix("GEOGCS") ? "esriDecimalDegrees" : "esriUnknownUnits"
+        }
         if abs(metres - 1) < 1e-9 { return "esriMeters" }
         if abs(metres - 0.3048) < 1e-6 || abs(metres - 1200.0 / 3937.0) < 1e-6 { return "esriFeet" }
         return "esriUnknownUnits"
