@@ -66,7 +66,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             hostPart = text[text.index(after: text.startIndex)..<close]
             portPart = text[text.index(close, offsetBy: 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw ServerError.invalidListenAddress(text) }
+            // An IPv6 address must be in brackets: in `::1:8080` the port cannot be told apart.
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { throw ServerError.invalidListenAddress(text) }
             hostPart = text[..<colon]
             portPart = text[text.index(after: colon)...]
         }
@@ -110,6 +111,11 @@ public struct TokenTable: Sendable, Equatable {
         public var user: String
         /// Whether the token allows edits (`edit`) or only reads (`read`).
         public var mayEdit: Bool
+
+        public init(user: String, mayEdit: Bool) {
+            self.user = user
+            self.mayEdit = mayEdit
+        }
     }
 
     private var grants: [String: Grant]

@@ -32,7 +32,10 @@ extension Journal {
             SELECT id, time, command, summary, state, kind, row_count, tables, changeset FROM annolink_journal WHERE \(condition)
             """)
         guard let row = rows.first else { return nil }
-        let entry = try Self.entry(from: row)
+        var entry = try Self.entry(from: row)
+        if try JournalSchema.hasUserColumn(on: connection) {
+            entry.user = try connection.scalarText("SELECT user FROM annolink_journal WHERE id = ?", [.integer(entry.id)])
+        }
         switch row[8] {
         case .null: return StoredEntry(entry: entry, changeset: Changeset(bytes: []))
         case .blob(let bytes): return StoredEntry(entry: entry, changeset: Changeset(bytes: bytes))
