@@ -1,0 +1,468 @@
+import AnnoLinkEditing
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkStore
+import Foundation
+
+/// Why the FeatureServer refused one edit of an `applyEdits` before the edit service saw it.
+enum FeatureEditRefusal: Error, CustomStringConvertible {
+    case missingObjectID(String)
+    case missingGeometry(String)
+    case notAnArray(String)
+    case invalidAttribute(field: String, reason: String)
+    case annotationAdd(String)
+    case annotationGeometry(String)
+    case lineEdit(table: String, fid: Int64, reason: String)
+    case geometryKind(table: String, expected: String, got: String)
+
+    var description: String {
+        switch self {
+        case .missingObjectID(let field): "the update names no object id (attribute \(field))"
+        case .missingGeometry(let table): "an add to \(table) needs a geometry"
+        case .notAnArray(let what): what
+        case .invalidAttribute(let field, let reason): "invalid value for \(field): \(reason)"
+        case .annotationAdd(let table): "\(table) is an annotation layer: its rows are made by their annotation classes when features are added"
+        case .annotationGeometry(let table):
+            "\(table) is an annotation layer: a footprint follows its text; set AnchorX, AnchorY, Angle or TextString instead"
+        case .lineEdit(let table, let fid, let reason):
+            "\(table) fid \(fid): \(reason) (the service moves the last vertex of a single-segment line, as move-vertex does)"
+        case .geometryKind(let table, let expected, let got): "\(table) holds \(expected) geometries, not \(got)"
+        }
+    }
+
+    /// Esri's error code (feature-service-error-codes): 1004 geometry update not allowed,
+    /// 1011 object missing, 1015 geometry could not be set, 1000 the rest.
+    var code: Int64 {
+        switch self {
+        case .missingObjectID: 1011
+        case .annotationGeometry, .lineEdit: 1004
+        case .missingGeometry, .geometryKind: 1015
+        case .notAnArray, .invalidAttribute, .annotationAdd: 1000
+        }
+    }
+}
+
+/// The `applyEdits` operation, on a layer (`adds`, `updates`, `deletes`) and on the service
+/// (`edits`): each edit becomes a typed edit request (`AddFeature`, `SetFields`, `MovePoint`,
+/// `MoveVertex`, `ReplaceGeometry`, `DeleteFeature`), so every edit regenerates its linked
+/// annotation and is journaled. With `rollbackOnFailure=true` (the default, as Esri's) all
+/// edits of the request are one transaction and one journal entry; otherwise each edit is.
+struct FeatureServerEdits {
+    let request: HTTPRequest
+    let dataset: Dataset
+
+    enum Kind { case add, update, delete }
+
+    /// One edit of the request.
+    struct Edit {
+        var layerID: Int
+        var kind: Kind
+        /// The feature (adds, updates).
+        var feature: JSONInput?
+        /// The object id (deletes).
+        var objectID: Int64?
+    }
+
+    /// The outcome of one edit.
+    enum Outcome {
+        case pending
+        case done(objectID: Int64?, globalID: String?)
+        case failed(objectID: Int64?, code: Int64, description: String)
+    }
+
+    // MARK: Entry points
+
+    func applyLayerEdits(layerID: Int) throws -> JSONText {
+        try checkAllowed()
+        let p = request.parameters
+        let edits = try Self.edits(layerID: layerID, adds: p["adds"], updates: p["updates"], deletes: p["deletes"])
+        let outcomes = try run(edits, layerIDs: [layerID])
+        return Self.results(for: layerID, edits: edits, outcomes: outcomes, withID: false)
+    }
+
+    func applyServiceEdits() throws -> JSONText {
+        try checkAllowed()
+        guard let text = request.parameters["edits"], !text.allSatisfy(\.isWhitespace) else {
+            throw FeatureServerError.invalidParameter("edits", "missing: give [{\"id\":0,\"adds\":[…],\"updates\":[…],\"deletes\":[…]}]")
+        }
+        guard case .array(let entries)? = try? JSONInput(parsing: text) else {
+            throw FeatureServerError.invalidParameter("edits", "not a JSON array")
+        }
+        var edits: [Edit] = []
+        var layerIDs: [Int] = []
+        for entry in entries {
+            guard let id = entry["id"]?.integerValue, id >= 0, id < Int64(Int32.max) else {
+                throw FeatureServerError.invalidParameter("edits", "every entry needs a layer \"id\"")
+            }
+            func text(_ key: String) -> String? { entry[key].map { $0.json.rendered() } }
+            edits += try Self.edits(layerID: Int(id), adds: text("adds"), updates: text("updates"), deletes: text("deletes"))
+            layerIDs.append(Int(id))
+        }
+        let outcomes = try run(edits, layerIDs: layerIDs)
+        var seen = Set<Int>()
+        return .array(layerIDs.filter { seen.insert($0).inserted }.map { id in
+            Self.results(for: id, edits: edits, outcomes: outcomes, withID: true)
+        })
+    }
+
+    /// Refuses edits a read-only service or a caller without an edit token may not make.
+    private func checkAllowed() throws {
+        guard request.method == "POST" else { throw FeatureServerError.methodNotAllowed("applyEdits takes POST") }
+        if dataset.readOnly { throw FeatureServerError.unsupported("the service is read-only (annolink serve --read-only)") }
+        switch request.caller {
+        case .invalidToken: throw FeatureServerError.invalidToken
+        case .anonymous(let mayEdit): if !mayEdit { throw FeatureServerError.tokenRequired }
+        case .user(_, let mayEdit): if !mayEdit { throw FeatureServerError.forbidden }
+        }
+    }
+
+    // MARK: Parsing
+
+    static func edits(layerID: Int, adds: String?, updates: String?, deletes: String?) throws -> [Edit] {
+        func features(_ text: String?, _ name: String) throws -> [JSONInput] {
+            guard let text, !text.allSatisfy(\.isWhitespace) else { return [] }
+            guard case .array(let items)? = try? JSONInput(parsing: text) else {
+                throw FeatureServerError.invalidParameter(name, "not a JSON array of features")
+            }
+            for item in items {
+                guard case .object = item else { throw FeatureServerError.invalidParameter(name, "every feature must be an object") }
+            }
+            return items
+        }
+        var edits = try features(adds, "adds").map { Edit(layerID: layerID, kind: .add, feature: $0) }
+        edits += try features(updates, "updates").map { Edit(layerID: layerID, kind: .update, feature: $0) }
+        if var text = deletes?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+            for item in text.split(separator: ",") {
+                var word = item.trimmingCharacters(in: .whitespaces)
+                if word.hasPrefix("\""), word.hasSuffix("\""), word.count >= 2 { word = String(word.dropFirst().dropLast()) }
+                guard let id = Int64(word) else { throw FeatureServerError.invalidParameter("deletes", "'\(item)' is not an object id") }
+                edits.append(Edit(layerID: layerID, kind: .delete, objectID: id))
+            }
+        }
+        return edits
+    }
+
+    private var rollbackOnFailure: Bool {
+        get throws {
+            switch request.parameters["rollbackOnFailure"]?.lowercased() {
+            case nil, "", "true": return true
+            case "false": return false
+            case let other?: throw FeatureServerError.invalidParameter("rollbackOnFailure", "'\(other)' is not true or false")
+            }
+        }
+    }
+
+    /// The journal's command text (the user is recorded by `Dataset.write(user:)`).
+    private var command: String { "serve applyEdits" }
+
+    // MARK: Running
+
+    /// Runs `edits` through the edit service and returns each one's outcome, in order.
+    private func run(_ edits: [Edit], layerIDs: [Int]) throws -> [Outcome] {
+        if (request.parameters["useGlobalIds"]?.lowercased() ?? "false") == "true" {
+            throw FeatureServerError.unsupported("useGlobalIds=true: edits are keyed on object ids (supportsApplyEditsWithGlobalIds is false)")
+        }
+        let rollback = try rollbackOnFailure
+        do {
+            return try dataset.write(user: request.caller.userName) { service in
+                let layers = try FeatureServerLayer.all(in: service.package)
+                for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
+                var outcomes = [Outcome](repeating: .pending, count: edits.count)
+                guard !edits.isEmpty else { return outcomes }
+                if !rollback {
+                    for (i, edit) in edits.enumerated() {
+                        do {
+                            outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
+                        } catch {
+                            outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
+                        }
+                    }
+                    return outcomes
+                }
+                struct RolledBack: Error {}
+                let counts = "\(edits.filter { $0.kind == .add }.count) adds, \(edits.filter { $0.kind == .update }.count) updates, " +
+                    "\(edits.filter { $0.kind == .delete }.count) deletes"
+                do {
+                    _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
+                        for (i, edit) in edits.enumerated() {
+                            do {
+                                outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
+                            } catch {
+                                outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
+                                throw RolledBack()
+                            }
+                        }
+                    }
+                } catch is RolledBack {
+                    // Nothing was kept: every other edit reports Esri's "Operation rolled back."
+                    for (i, edit) in edits.enumerated() {
+                        if case .failed = outcomes[i] { continue }
+                        outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1003, description: "Operation rolled back.")
+                    }
+                }
+                return outcomes
+            }
+        } catch ServiceError.readOnly {
+            throw FeatureServerError.unsupported("the service is read-only (annolink serve --read-only)")
+        }
+    }
+
+    /// The object id an edit names, for its result.
+    static func objectID(of edit: Edit, layer: FeatureServerLayer) -> Int64? {
+        if let id = edit.objectID { return id }
+        guard edit.kind == .update, case .object(let attributes)? = edit.feature?["attributes"] else { return nil }
+        return attributes.first { $0.key.lowercased() == layer.table.primaryKey.lowercased() }?.value.integerValue
+    }
+
+    /// Runs one edit.
+    private func apply(_ edit: Edit, layer: FeatureServerLayer, service: EditService) throws -> Outcome {
+        let table = layer.table
+        switch edit.kind {
+        case .delete:
+            let result = try service.run(DeleteFeature(table: table.name, fid: edit.objectID!, command: command))
+            return .done(objectID: result.fid, globalID: nil)
+        case .add:
+            if layer.isAnnotation { throw FeatureEditRefusal.annotationAdd(table.name) }
+            guard let feature = edit.feature, let geometryJSON = feature["geometry"], geometryJSON != .null else {
+                throw FeatureEditRefusal.missingGeometry(table.name)
+            }
+            let geometry = try Self.geometry(geometryJSON, layer: layer)
+            var values = try assignments(feature, layer: layer, current: nil)
+            var globalID: String?
+            if let column = layer.globalIDColumn {
+                if let given = values.first(where: { $0.field.lowercased() == column.name.lowercased() }), given.text != "NULL" {
+                    globalID = given.text
+                } else {
+                    // The server gives new features their GlobalID, as ArcGIS does.
+                    let made = "{\(UUID().uuidString.uppercased())}"
+                    values.removeAll { $0.field.lowercased() == column.name.lowercased() }
+                    values.append(FieldAssignment(field: column.name, text: made))
+                    globalID = made
+                }
+            }
+            let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, command: command))
+            return .done(objectID: result.fid, globalID: globalID)
+        case .update:
+            guard let feature = edit.feature, let fid = Self.objectID(of: edit, layer: layer) else {
+                throw FeatureEditRefusal.missingObjectID(table.primaryKey)
+            }
+            let current = try service.package.feature(table, fid: fid)
+            let values = try assignments(feature, layer: layer, current: current)
+            var geometryEdit: ((EditService) throws -> Void)?
+            if let geometryJSON = feature["geometry"], geometryJSON != .null {
+                let geometry = try Self.geometry(geometryJSON, layer: layer)
+                geometryEdit = try Self.geometryEdit(of: layer, fid: fid, from: current.geometry, to: geometry, command: command)
+            }
+            let command = self.command
+            let both = !values.isEmpty && geometryEdit != nil
+            let body = {
+                if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, command: command)) }
+                try geometryEdit?(service)
+            }
+            // Fields and geometry of one update stand or fall together.
+            if both {
+                _ = try service.inOneTransaction(command: command, summary: "update \(table.name) fid \(fid)", body)
+            } else {
+                try body()
+            }
+            return .done(objectID: fid, globalID: nil)
+        }
+    }
+
+    // MARK: Feature values
+
+    /// The `FIELD=VALUE` texts of a feature's attributes: the object id left out, and for an
+    /// update the fields whose value does not change left out too (so that an annotation row
+    /// is marked as set by hand only for what the person changed).
+    private func assignments(_ feature: JSONInput, layer: FeatureServerLayer, current: Feature?) throws -> [FieldAssignment] {
+        guard let attributes = feature["attributes"], attributes != .null else { return [] }
+        guard case .object(let members) = attributes else { throw FeatureEditRefusal.notAnArray("\"attributes\" must be an object") }
+        var result: [FieldAssignment] = []
+        for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+            guard let column = layer.table.column(name) else {
+                throw StoreError.unknownColumn(table: layer.table.name, column: name)
+            }
+            if column.isPrimaryKey { continue }
+            let text = try Self.text(of: value, for: column)
+            if let current, Self.same(current.attributes[column.name] ?? .null, text) { continue }
+            result.append(FieldAssignment(field: column.name, text: text))
+        }
+        return result
+    }
+
+    /// The text `FieldValue` reads for a JSON attribute value: `NULL` for null, numbers and
+    /// booleans as written, dates (epoch milliseconds) as the column stores them.
+    static func text(of value: JSONInput, for column: Column) throws -> String {
+        switch value {
+        case .null: return "NULL"
+        case .bool(let b): return b ? "true" : "false"
+        case .string(let s): return s
+        case .integer(let i):
+            if column.affinity == .date || column.affinity == .dateTime { return EsriDate.text(milliseconds: i, dateOnly: column.affinity == .date) }
+            return String(i)
+        case .number(let d):
+            if column.affinity == .date || column.affinity == .dateTime, d.isFinite {
+                return EsriDate.text(milliseconds: Int64(d.rounded()), dateOnly: column.affinity == .date)
+            }
+            if column.affinity == .integer || column.affinity == .boolean, d == d.rounded(), abs(d) < 9e15 { return String(Int64(d)) }
+            return "\(d)"
+        case .array, .object:
+            let shown = value.json.rendered().prefix(40)
+            throw FeatureEditRefusal.invalidAttribute(field: column.name, reason: "a field holds a number, text or null, not \(shown)")
+        }
+    }
+
+    /// Whether `text` sets the value the row has already.
+    static func same(_ value: SQLValue, _ text: String) -> Bool {
+        switch value {
+        case .null: return text == "NULL"
+        case .integer(let i): return Int64(text) == i || (text == "true" && i == 1) || (text == "false" && i == 0)
+        case .real(let d): return Double(text) == d
+        case .text(let s): return s == text
+        case .blob: return false
+        }
+    }
+
+    // MARK: Geometry
+
+    /// The geometry of an edit in the layer's CRS (an Esri JSON geometry; its
+    /// `spatialReference`, when another, is transformed through PROJ).
+    static func geometry(_ json: JSONInput, layer: FeatureServerLayer) throws -> Geometry {
+        let parsed = try EsriJSONGeometry(esriJSON: json.json.rendered())
+        guard let wkid = parsed.latestWkid ?? parsed.wkid, let layerSR = layer.srs.map(EsriSpatialReference.init) else { return parsed.geometry }
+        let given = EsriSpatialReference(wkid: Int64(wkid))
+        if given.isSame(as: layerSR) { return parsed.geometry }
+        return try TransformerPool.shared.with { try $0.transform(parsed.geometry, from: given.projName, to: layerSR.projName) }
+    }
+
+    /// Coordinates that differ by less than this (in the layer's units) are the same vertex: a
+    /// client sends back what it read, at most rounded in the last digits.
+    static let tolerance = 1e-6
+
+    static func near(_ a: Point, _ b: Point) -> Bool { abs(a.x - b.x) <= tolerance && abs(a.y - b.y) <= tolerance }
+
+    /// The one line of a line or single-part multi-line, or nil.
+    static func singleLine(_ geometry: Geometry?) -> LineString? {
+        switch geometry {
+        case .lineString(let l)?: l
+        case .multiLineString(let m)? where m.lines.count == 1: m.lines[0]
+        default: nil
+        }
+    }
+
+    /// The typed edit a geometry update is: a point moved (`MovePoint`); the last vertex of a
+    /// single-segment line moved, the first unchanged (`MoveVertex`); any other kind of table
+    /// reshaped (`ReplaceGeometry`). Nil when the geometry is unchanged.
+    ///
+    /// - Throws: `EditError.notSingleSegment` (the CLI's own message) for a line of more than
+    ///   one segment, `FeatureEditRefusal` for a two-point line whose first vertex moved or a
+    ///   geometry of the wrong kind or an annotation layer.
+    static func geometryEdit(of layer: FeatureServerLayer, fid: Int64, from current: Geometry?, to new: Geometry,
+                             command: String) throws -> ((EditService) throws -> Void)? {
+        let table = layer.table
+        if layer.isAnnotation { throw FeatureEditRefusal.annotationGeometry(table.name) }
+        switch table.geometryKind {
+        case .point?:
+            guard case .point(let to) = new else { throw FeatureEditRefusal.geometryKind(table: table.name, expected: "POINT", got: new.kind.rawValue) }
+            if case .point(let from)? = current, near(from, to) { return nil }
+            return { service in _ = try service.run(MovePoint(table: table.name, fid: fid, to: to, command: command)) }
+        case .lineString?, .multiLineString?:
+            guard let line = singleLine(current), line.points.count == 2 else {
+                var parts = 0, points = 0
+                current?.forEachPoint { _ in points += 1 }
+                switch current {
+                case .lineString?: parts = 1
+                case .multiLineString(let m)?: parts = m.lines.count
+                default: parts = 0
+                }
+                // Unchanged geometry sent back with an attribute edit is no geometry edit.
+                if let current, sameVertices(current, new) { return nil }
+                throw EditError.notSingleSegment(table: table.name, fid: fid, parts: parts, points: points)
+            }
+            guard let target = singleLine(new), target.points.count == 2 else {
+                var points = 0
+                new.forEachPoint { _ in points += 1 }
+                throw FeatureEditRefusal.lineEdit(table: table.name, fid: fid, reason: "the new geometry is not one segment (\(points) points)")
+            }
+            if near(line.points[0], target.points[0]), near(line.points[1], target.points[1]) { return nil }
+            guard near(line.points[0], target.points[0]) else {
+                throw FeatureEditRefusal.lineEdit(table: table.name, fid: fid, reason: "the first vertex changed")
+            }
+            let to = target.points[1]
+            return { service in _ = try service.run(MoveVertex(table: table.name, fid: fid, to: to, vertex: .last, command: command)) }
+        default:
+            if let current, sameVertices(current, new) { return nil }
+            return { service in _ = try service.run(ReplaceGeometry(table: table.name, fid: fid, geometry: new, command: command)) }
+        }
+    }
+
+    /// Whether both geometries have the same vertices in the same order (within `tolerance`).
+    static func sameVertices(_ a: Geometry, _ b: Geometry) -> Bool {
+        var first: [Point] = [], second: [Point] = []
+        a.forEachPoint { first.append($0) }
+        b.forEachPoint { second.append($0) }
+        return first.count == second.count && zip(first, second).allSatisfy { near($0, $1) }
+    }
+
+    // MARK: Results
+
+    /// Esri's code and description of a failed edit.
+    static func failure(_ error: any Error, objectID: Int64?) -> Outcome {
+        let (code, description): (Int64, String)
+        switch error {
+        case let refusal as FeatureEditRefusal: (code, description) = (refusal.code, refusal.description)
+        case let e as EditError:
+            switch e {
+            case .notSingleSegment, .notAPointTable, .notALineTable: code = 1004
+            case .fieldNotEditable: code = 1023
+            case .invalidValue(_, _, _, let reason) where reason.contains("NOT NULL"): code = 1001
+            case .nonFiniteCoordinate, .coordinateOutOfRange: code = 1015
+            default: code = 1000
+            }
+            description = e.description
+        case let e as StoreError:
+            switch e {
+            case .unknownFeature: code = 1011
+            case .wrongGeometryKind: code = 1015
+            default: code = 1000
+            }
+            description = e.description
+        case let e as GeometryValidationError: (code, description) = (1015, e.description)
+        case let e as SQLiteError:
+            switch e.extendedResultCode.rawValue {
+            case 1299: code = 1001 // SQLITE_CONSTRAINT_NOTNULL
+            case 2067, 1555: code = 1022 // SQLITE_CONSTRAINT_UNIQUE, _PRIMARYKEY
+            default: code = 1000
+            }
+            description = e.message
+        default: (code, description) = (1000, "\(error)")
+        }
+        return .failed(objectID: objectID, code: code, description: description)
+    }
+
+    /// `{"addResults":[…],"updateResults":[…],"deleteResults":[…]}` of one layer (with its
+    /// `"id"` first for the service-level answer).
+    static func results(for layerID: Int, edits: [Edit], outcomes: [Outcome], withID: Bool) -> JSONText {
+        func list(_ kind: Kind) -> JSONText {
+            .array(zip(edits, outcomes).filter { $0.0.layerID == layerID && $0.0.kind == kind }.map { edit, outcome in
+                switch outcome {
+                case .done(let objectID, let globalID):
+                    var members: [(String, JSONText)] = [("objectId", objectID.map { .integer($0) } ?? .null)]
+                    if let globalID { members.append(("globalId", .string(globalID))) }
+                    members.append(("success", .bool(true)))
+                    return .object(members)
+                case .failed(let objectID, let code, let description):
+                    return .object([("objectId", objectID.map { .integer($0) } ?? .integer(-1)), ("success", .bool(false)),
+                                    ("error", .object([("code", .integer(code)), ("description", .string(description))]))])
+                case .pending:
+                    return .object([("objectId", .null), ("success", .bool(false)),
+                                    ("error", .object([("code", .integer(1000)), ("description", .string("not run"))]))])
+                }
+            })
+        }
+        var members: [(String, JSONText)] = withID ? [("id", .integer(Int64(layerID)))] : []
+        members += [("addResults", list(.add)), ("updateResults", list(.update)), ("deleteResults", list(.delete))]
+        return .object(members)
+    }
+}

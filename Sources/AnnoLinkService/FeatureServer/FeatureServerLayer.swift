@@ -1,0 +1,119 @@
+import AnnoLinkGeometry
+import AnnoLinkStore
+import Foundation
+
+/// One layer of the FeatureServer: a feature table of the file, or an annotation table
+/// published as an annotation layer.
+///
+/// Layer ids are positions: the feature tables that are not annotation tables first, then the
+/// annotation tables, each in `gpkg_contents` order. They stay the same as long as no table is
+/// added or removed, which a served file's edits never do.
+struct FeatureServerLayer {
+    var id: Int
+    var table: FeatureTable
+    var isAnnotation: Bool
+    /// For an annotation layer, its classes; for a feature layer, the classes labelling it.
+    var classes: [AnnotationClass]
+    var srs: SpatialReferenceSystem?
+    /// The extent recorded in `gpkg_contents`, in the table's CRS.
+    var extent: Envelope?
+    var description: String
+
+    /// The column Esri clients treat as the GlobalID: `GlobalID`, when the table has a text
+    /// column of that name (what an import from ArcGIS keeps).
+    var globalIDColumn: Column? {
+        table.columns.first { $0.name.lowercased() == "globalid" && $0.affinity == .text }
+    }
+
+    /// Every layer of `package`, by id.
+    static func all(in package: GeoPackage) throws -> [FeatureServerLayer] {
+        let annotationNames = try package.annotationTableNames()
+        let annotationSet = Set(annotationNames.map { $0.lowercased() })
+        let featureNames = try package.featureTableNames()
+        let ordered = featureNames.filter { !annotationSet.contains($0.lowercased()) } + featureNames.filter { annotationSet.contains($0.lowercased()) }
+        let classes = try package.annotationClasses()
+        var layers: [FeatureServerLayer] = []
+        for (id, name) in ordered.enumerated() {
+            let table = try package.featureTable(name)
+            let isAnnotation = annotationSet.contains(name.lowercased())
+            let contents = try package.connection.rows(
+                "SELECT min_x, min_y, max_x, max_y, description FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
+            var extent: Envelope?
+            if let c = contents, let minX = c[0].doubleValue, let minY = c[1].doubleValue, let maxX = c[2].doubleValue, let maxY = c[3].doubleValue {
+                extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+            }
+            layers.append(FeatureServerLayer(
+                id: id, table: table, isAnnotation: isAnnotation,
+                classes: classes.filter { (isAnnotation ? $0.annotationTable : $0.originTable).lowercased() == name.lowercased() },
+                srs: try package.spatialReferenceSystem(table.srsID), extent: extent,
+                description: contents?[4].textValue ?? ""))
+        }
+        return layers
+    }
+
+    // MARK: Esri descriptions
+
+    /// `esriGeometryPoint`, `…Multipoint`, `…Polyline`, `…Polygon`; nil for a `GEOMETRY`
+    /// column (any kind), which Esri layers cannot declare.
+    var geometryType: String? {
+        switch table.geometryKind {
+        case .point?: "esriGeometryPoint"
+        case .multiPoint?: "esriGeometryMultipoint"
+        case .lineString?, .multiLineString?: "esriGeometryPolyline"
+        case .polygon?, .multiPolygon?: "esriGeometryPolygon"
+        case nil: nil
+        }
+    }
+
+    /// The Esri field type of `column`: the key is the OID; sized integers map to SmallInteger
+    /// or Integer (INTEGER, 64-bit in SQLite, to Integer as GDAL's own FeatureServer reader
+    /// expects); FLOAT to Single; REAL/DOUBLE to Double; DATE and DATETIME to Date (epoch
+    /// milliseconds); BLOB to Blob; a `GlobalID` text column to GlobalID; the rest to String.
+    func esriFieldType(_ column: Column) -> String {
+        if column.isPrimaryKey { return "esriFieldTypeOID" }
+        if column.name.lowercased() == globalIDColumn?.name.lowercased() { return "esriFieldTypeGlobalID" }
+        switch column.affinity {
+        case .boolean: return "esriFieldTypeSmallInteger"
+        case .integer:
+            switch column.type.uppercased() {
+            case "TINYINT", "SMALLINT": return "esriFieldTypeSmallInteger"
+            default: return "esriFieldTypeInteger"
+            }
+        case .real: return column.type.uppercased() == "FLOAT" ? "esriFieldTypeSingle" : "esriFieldTypeDouble"
+        case .date, .dateTime: return "esriFieldTypeDate"
+        case .blob: return "esriFieldTypeBlob"
+        case .geometry: return "esriFieldTypeGeometry"
+        case .text: return "esriFieldTypeString"
+        }
+    }
+
+    /// The columns Esri clients see as fields: all but the geometry column.
+    var fieldColumns: [Column] {
+        table.columns.filter { $0.name.lowercased() != table.geometryColumn.lowercased() }
+    }
+
+    /// The Esri field description of `column`.
+    func field(_ column: Column, editable: Bool) -> JSONText {
+        var members: [(String, JSONText)] = [
+            ("name", .string(column.name)), ("type", .string(esriFieldType(column))), ("alias", .string(column.name)),
+        ]
+        if column.affinity == .text {
+            // Esri requires a length for strings; an unsized TEXT gets a large one.
+            members.append(("length", .integer(Int64(column.maximumTextLength ?? 2_147_483_647))))
+        }
+        let isKey = column.isPrimaryKey
+        members += [
+            ("nullable", .bool(!column.isNotNull && !isKey)),
+            ("editable", .bool(editable && !isKey && column.affinity != .geometry)),
+            ("domain", .null), ("defaultValue", .null),
+        ]
+        return .object(members)
+    }
+
+    /// The fields of the layer, or only those named (case-insensitively) in `names`.
+    func fields(editable: Bool, only names: [String]? = nil) -> [JSONText] {
+        let wanted = names.map { Set($0.map { $0.lowercased() }) }
+        return fieldColumns.filter { $0.isPrimaryKey || (wanted?.contains($0.name.lowercased()) ?? true) }
+            .map { field($0, editable: editable) }
+    }
+}
