@@ -1,5 +1,7 @@
 /// Every set of endpoints `annolink serve` answers, in the order the server asks them.
 public enum ServiceRoutes {
     /// The routes of a server: the GeoServices FeatureServer, OGC API Features, the map page.
-    public static let all: [any Routes] = []
+    public static let all: [any Routes] = [
+        OGCFeaturesRoutes(),
+    ]
 }
