@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "CGEOS", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CPROJ", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
         .target(name: "AnnoLinkGeometry", linkerSettings: [.linkedLibrary("m")]),
@@ -33,7 +34,7 @@ let package = Package(
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
         // The HTTP service: FeatureServer and OGC API Features routes over the edit service.
         .target(name: "AnnoLinkService", dependencies: [
-            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing",
+            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "CMicroHTTPD",
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",

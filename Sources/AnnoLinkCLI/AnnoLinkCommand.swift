@@ -7,7 +7,7 @@ public enum AnnoLinkCommand {
         [
             ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, ShowCommand.self, SetCommand.self,
             MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
-            CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self,
+            CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self, ServeCommand.self,
         ]
     }
 

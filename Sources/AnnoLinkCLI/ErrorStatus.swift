@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkService
 import AnnoLinkSketch
 import AnnoLinkStore
 import Foundation
@@ -38,6 +39,8 @@ extension AnnoLinkCommand {
         case let error as ProtobufError: (oneLine(error.description), error.exitStatus)
         case let error as AnnotationElementError: (oneLine(error.description), error.exitStatus)
         case let error as SketchError: (oneLine(error.description), error.exitStatus)
+        case let error as ServerError: (oneLine(error.description), error.exitStatus)
+        case let error as ServiceError: (oneLine(error.description), .dataError)
         case let error as SQLCondition.Refusal: (oneLine(error.description), .dataError)
         case let error as CocoaError where error.isFileError:
             ("cannot read or write a file: \(oneLine(error.localizedDescription))", .ioError)
@@ -88,6 +91,17 @@ extension StoreError {
         case .notAGeoPackage, .unknownTable, .tableExists, .unknownColumn, .unknownFeature, .invalidValue, .corruptGeometry,
             .wrongGeometryKind, .unknownSpatialReference, .invalidWhereClause, .invalidData:
             .dataError
+        }
+    }
+}
+
+extension ServerError {
+    /// An address in use can be tried again; a bad token file is bad data.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .cannotListen: .temporaryFailure
+        case .invalidListenAddress: .usage
+        case .invalidTokenFile: .dataError
         }
     }
 }

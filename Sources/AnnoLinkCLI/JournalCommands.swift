@@ -75,12 +75,14 @@ struct LogCommand: ParsableCommand {
         abstract: "list the edit journal, newest first",
         discussion: """
             Lists the journal's entries, newest first: number, time (UTC), state (done or undone),
-            what the edit did, how many rows it changed, and the command line that made it.
+            what the edit did, how many rows it changed, and the command line that made it, after
+            the user who made it in brackets when the journal knows one (edits through
+            'annolink serve' with --tokens record the token's user).
             """,
         exitStatus: "0 done, 65 not a GeoPackage, 66 no such file.")
 
     static let limit = ArgumentDeclaration.option("--limit", value: "N", help: "only the newest N entries")
-    static let json = ArgumentDeclaration.flag("--json", help: #"[{"id", "time", "state", "kind", "summary", "command", "rows", "tables"}]"#)
+    static let json = ArgumentDeclaration.flag("--json", help: #"[{"id", "time", "state", "kind", "summary", "command", "rows", "tables", "user" (when known)}]"#)
     static let arguments = [SetCommand.file, limit, json]
 
     var json: Bool
@@ -102,7 +104,7 @@ struct LogCommand: ParsableCommand {
         if entries.isEmpty { Output.line("no edits in the journal") }
         for e in entries {
             Output.line("#\(e.id)  \(e.time)  \(e.state.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(e.summary) (\(e.rowCount) rows)")
-            Output.line("     \(e.command)")
+            Output.line("     \(e.user.map { "[\(AnnoLinkCommand.terminalSafe($0))] " } ?? "")\(e.command)")
         }
         return .success
     }

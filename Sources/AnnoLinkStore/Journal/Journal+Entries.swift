@@ -7,9 +7,14 @@ extension Journal {
     public func entries(limit: Int? = nil) throws -> [JournalEntry] {
         guard try hasSchema() else { return [] }
         return try connection.read {
-            try connection.rows("""
-                SELECT id, time, command, summary, state, kind, row_count, tables FROM annolink_journal ORDER BY id DESC LIMIT ?
-                """, [.integer(Int64(limit ?? -1))]).map(Self.entry(from:))
+            let user = try JournalSchema.hasUserColumn(on: connection) ? "user" : "NULL"
+            return try connection.rows("""
+                SELECT id, time, command, summary, state, kind, row_count, tables, \(user) FROM annolink_journal ORDER BY id DESC LIMIT ?
+                """, [.integer(Int64(limit ?? -1))]).map { row in
+                var entry = try Self.entry(from: row)
+                entry.user = row[8].textValue
+                return entry
+            }
         }
     }
 

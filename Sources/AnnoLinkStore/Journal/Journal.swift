@@ -22,6 +22,9 @@ public final class Journal {
     /// does no schema work.
     var schemaIsKnown: Bool
     private var recording: JournalRecorder?
+    /// The user new entries record (`annolink serve` sets it per request from the caller's
+    /// token); nil records none, as the command line does.
+    public var user: String?
 
     /// Opens the journal of `package`. The journal tables are created by the first recorded
     /// edit, not here, so that reading a file never writes to it.
@@ -105,20 +108,26 @@ public final class Journal {
             .text(command), .text(summary), .integer(Int64(rowCount)), .text(tables.joined(separator: "\n")),
             changeset.isEmpty ? .null : .blob(changeset.bytes),
         ]
+        let id: Int64
         if let entry {
             try connection.run("""
                 UPDATE annolink_journal SET time = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), command = ?, summary = ?,
                   row_count = ?, tables = ?, changeset = ? WHERE id = ?
                 """, values + [.integer(entry)])
-            return entry
+            id = entry
         } else {
             try prepareNewEntry()
             try connection.run("""
                 INSERT INTO annolink_journal (time, command, summary, state, kind, row_count, tables, changeset)
                 VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, 'done', 'ordinary', ?, ?, ?)
                 """, values)
-            return connection.lastInsertRowID
+            id = connection.lastInsertRowID
         }
+        if let user {
+            try JournalSchema.addUserColumn(on: connection)
+            try connection.run("UPDATE annolink_journal SET user = ? WHERE id = ?", [.text(user), .integer(id)])
+        }
+        return id
     }
 
     /// Deletes the undone entries and their image tables. Undone entries are always the newest,

@@ -34,9 +34,13 @@ public struct JournalEntry: Hashable, Sendable {
     public var rowCount: Int
     /// The tables the edit changed, in the order first changed.
     public var tables: [String]
+    /// Who made the edit, when known: the user of the token `annolink serve` was given; nil
+    /// for edits from the command line and for entries written before the journal kept users.
+    public var user: String?
 
     /// Creates an entry value (the journal makes them; tests and callers may compare them).
-    public init(id: Int64, time: String, command: String, summary: String, state: State, kind: Kind, rowCount: Int, tables: [String]) {
+    public init(id: Int64, time: String, command: String, summary: String, state: State, kind: Kind, rowCount: Int, tables: [String],
+                user: String? = nil) {
         self.id = id
         self.time = time
         self.command = command
@@ -45,6 +49,7 @@ public struct JournalEntry: Hashable, Sendable {
         self.kind = kind
         self.rowCount = rowCount
         self.tables = tables
+        self.user = user
     }
 }
 
@@ -56,6 +61,6 @@ extension JournalEntry: Codable {
     enum CodingKeys: String, CodingKey {
         case id, time, state, kind, summary, command
         case rowCount = "rows"
-        case tables
+        case tables, user
     }
 }

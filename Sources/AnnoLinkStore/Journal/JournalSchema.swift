@@ -20,8 +20,22 @@ enum JournalSchema {
           kind TEXT NOT NULL CHECK (kind IN ('ordinary', 'bulk')),
           row_count INTEGER NOT NULL,
           tables TEXT NOT NULL,
-          changeset BLOB)
+          changeset BLOB,
+          user TEXT)
         """
+
+    /// Whether `annolink_journal` has the `user` column (journals made before `annolink serve`
+    /// have not; the first entry with a user adds it).
+    static func hasUserColumn(on connection: Connection) throws -> Bool {
+        try connection.scalarInt("SELECT count(*) FROM pragma_table_info('annolink_journal') WHERE name = 'user'") == 1
+    }
+
+    /// Adds the `user` column to a journal made before it existed. Runs inside the caller's
+    /// transaction; earlier entries have no user (NULL).
+    static func addUserColumn(on connection: Connection) throws {
+        guard try !hasUserColumn(on: connection) else { return }
+        try connection.execute("ALTER TABLE annolink_journal ADD COLUMN user TEXT")
+    }
 
     /// The before and after images of a bulk entry: one row per table it changed.
     static let images = """

@@ -1,0 +1,139 @@
+import AnnoLinkService
+import Foundation
+
+/// `annolink serve`: the GeoPackage as an HTTP editing backend (docs/serve.md).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "serve a GeoPackage over HTTP (GeoServices FeatureServer, OGC API Features)",
+        discussion: """
+            Serves FILE.gpkg over HTTP until stopped with SIGTERM or SIGINT (Ctrl-C): Esri's
+            GeoServices FeatureServer at /arcgis/rest/services/NAME/FeatureServer and OGC API -
+            Features at /ogc, where NAME is the file's name without .gpkg; GET /health answers
+            {"status": "ok"} while the file can be read. Every edit regenerates its linked
+            annotation in the same transaction and is journaled, with the user of its token
+            ('annolink log', 'annolink undo').
+
+            Prints the URL on standard output once it accepts connections, and one line per
+            request on standard error: time, method, path, status, milliseconds, user ('-' for
+            anonymous, '?' for an unknown token). On SIGTERM or SIGINT it stops accepting
+            connections, lets the requests in flight finish (up to 10 seconds) and exits 0.
+
+            Unless --read-only, the file is switched to WAL journaling, so that reads never
+            wait for the writer. Edits are made one at a time.
+            """,
+        exitStatus: "0 stopped by SIGTERM or SIGINT, 64 bad usage, 65 not a GeoPackage or bad token file, 66 no such file, 75 the address is in use.",
+        note: """
+            Security: with --tokens, requests without a valid token may only read, and a 'read'
+            token may only read; without --tokens anyone who can connect may edit, so keep the
+            default loopback address, or give --tokens (behind a TLS proxy) when listening on
+            other addresses.
+            """,
+        example: """
+            annolink serve loudoun.gpkg --listen 127.0.0.1:8080 --tokens tokens.txt
+            curl 'http://127.0.0.1:8080/ogc/collections?f=json'
+            """)
+
+    static let listen = ArgumentDeclaration.option("--listen", value: "HOST:PORT", help: """
+        the address and port to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6,
+        0.0.0.0:8080 for every interface, port 0 for any free port)
+        """)
+    static let readOnly = ArgumentDeclaration.flag("--read-only", help: "refuse every edit; the file is opened read-only")
+    static let tokens = ArgumentDeclaration.option("--tokens", value: "FILE", help: """
+        the access tokens, one per line: TOKEN USER read|edit ('#' starts a comment); a
+        client sends one as 'Authorization: Bearer TOKEN' or as the 'token' parameter.
+        Without a valid token a client may only read.
+        """)
+    static let maxRecords = ArgumentDeclaration.option("--max-records", value: "N", help: """
+        the most features one response holds (default 2000); clients page beyond it
+        """)
+    static let maxBody = ArgumentDeclaration.option("--max-body", value: "BYTES", help: """
+        the largest request body accepted (default 10485760, 10 MiB); a larger one is
+        answered 413 and read no further
+        """)
+    static let queryTimeout = ArgumentDeclaration.option("--query-timeout", value: "SECONDS", help: """
+        how long the SQL of one request may run before it is stopped (default 5)
+        """)
+    static let threads = ArgumentDeclaration.option("--threads", value: "N", help: """
+        the server's worker threads, and the most reads at once (default 8)
+        """)
+    static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
+    static let arguments = [SetCommand.file, listen, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads, quiet]
+
+    var path: String
+    var listenText: String?
+    var isReadOnly: Bool
+    var tokensPath: String?
+    var maxRecordCount: Int
+    var maxBodyBytes: Int
+    var queryTimeLimit: Double
+    var threadCount: Int
+    var isQuiet: Bool
+    var address = ListenAddress.loopback(port: 8080)
+
+    init(parsing arguments: inout Arguments) throws {
+        listenText = try arguments.option(Self.listen)
+        isReadOnly = arguments.flag(Self.readOnly)
+        tokensPath = try arguments.option(Self.tokens)
+        let positive = "a positive whole number"
+        maxRecordCount = try arguments.option(Self.maxRecords, as: positive) { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 2000
+        maxBodyBytes = try arguments.option(Self.maxBody, as: positive) { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 10 * 1024 * 1024
+        queryTimeLimit = try arguments.option(Self.queryTimeout, as: "a positive number of seconds") {
+            Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        } ?? 5
+        threadCount = try arguments.option(Self.threads, as: "a whole number from 1 to 256") { Int($0).flatMap { (1...256).contains($0) ? $0 : nil } } ?? 8
+        isQuiet = arguments.flag(Self.quiet)
+        path = try arguments.positional(SetCommand.file)
+    }
+
+    mutating func validate() throws {
+        if let listenText {
+            do {
+                address = try ListenAddress(parsing: listenText)
+            } catch let error as ServerError {
+                throw CommandError.usage(error.description)
+            }
+        }
+    }
+
+    func run() throws -> ExitStatus {
+        var tokenTable: TokenTable?
+        if let tokensPath {
+            guard FileManager.default.fileExists(atPath: tokensPath) else { throw CommandError("no such token file: \(tokensPath)", status: .noInput) }
+            let text = try String(contentsOfFile: tokensPath, encoding: .utf8)
+            tokenTable = try TokenTable(parsing: text, path: tokensPath)
+        }
+        let dataset = try Dataset(path: path, readOnly: isReadOnly, maxRecords: maxRecordCount, queryTimeLimit: queryTimeLimit,
+                                  readerLimit: threadCount)
+        let configuration = ServerConfiguration(listen: address, threads: threadCount, maxBodyBytes: maxBodyBytes,
+                                                tokens: tokenTable, accessLog: !isQuiet)
+        let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.all, configuration: configuration)
+
+        // Blocked before libmicrohttpd starts its threads, which inherit the mask, so that only
+        // `sigwait` below takes them; the default action is restored first, because a signal
+        // ignored when the process started (a test runner's child) would never be delivered.
+        let stopSignals = [SIGINT, SIGTERM]
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in stopSignals {
+            Foundation.signal(signal, SIG_DFL)
+            sigaddset(&mask, signal)
+        }
+        Foundation.signal(SIGPIPE, SIG_IGN)
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+
+        let port = try server.start()
+        var bound = address
+        bound.port = port
+        Output.line("annolink serve: \(dataset.name) at http://\(bound)/ (FeatureServer /arcgis/rest/services/\(dataset.name)/FeatureServer, OGC API /ogc)")
+        if !bound.isLoopback && tokenTable == nil && !isReadOnly {
+            Output.diagnostic("warning: listening on \(bound) without --tokens: anyone who can connect may edit \(path)")
+        }
+
+        var received: Int32 = 0
+        while sigwait(&mask, &received) != 0 {}
+        Output.diagnostic("annolink serve: stopping on \(received == SIGTERM ? "SIGTERM" : "SIGINT"); finishing \(server.requestsInFlight) requests")
+        server.stop(grace: 10)
+        return .success
+    }
+}
