@@ -14,6 +14,13 @@ struct OGCCRS: Hashable, Sendable {
     /// are written y, x; GeoPackage stores and PROJ (normalized) answer x, y.
     var latitudeFirst: Bool
 
+    /// The same CRS with x, y axes: how GeoPackage stores coordinates whatever the CRS's order.
+    var stored: OGCCRS {
+        var copy = self
+        copy.latitudeFirst = false
+        return copy
+    }
+
     static let crs84 = OGCCRS(uri: "http://www.opengis.net/def/crs/OGC/1.3/CRS84", proj: "OGC:CRS84", latitudeFirst: false)
 
     /// The CRS of a table's `gpkg_spatial_ref_sys` row, when it is an EPSG one; nil for the

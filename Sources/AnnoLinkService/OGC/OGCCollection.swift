@@ -56,7 +56,7 @@ struct OGCCollection {
     /// The collection's metadata object (`/collections/{id}` and an element of `/collections`).
     func write(to json: inout JSONText, base: String, tools: OGCTools) throws {
         let itemsURL = "\(base)/collections/\(OGCPath.escape(id))/items"
-        let crs84Extent = try extent.map { try tools.transform($0, from: storage, to: .crs84) }
+        let crs84Extent = try extent.map { try tools.transform($0, from: storage.stored, to: .crs84) }
         json.object {
             $0.member("id") { $0.string(id) }
             $0.member("title") { $0.string(title) }

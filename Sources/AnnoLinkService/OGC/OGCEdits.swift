@@ -158,7 +158,7 @@ struct OGCEditor {
         guard case .some(.some(let given)) = input.geometry else {
             throw OGCException.badRequest("a new feature needs a geometry", code: "InvalidRequestBody")
         }
-        let geometry = try tools.transform(given, from: inputCRS, to: collection.storage)
+        let geometry = try tools.transform(given, from: inputCRS, to: collection.storage.stored)
         let values = try input.properties.keys.sorted().map { key in
             FieldAssignment(field: key, text: try OGCFeatureInput.text(input.properties[key]!, field: key))
         }
@@ -173,7 +173,7 @@ struct OGCEditor {
     /// and returns its new entity tag. With `ifMatch`, a row whose tag differs is left as it is
     /// and the answer is 412.
     func update(fid: Int64, _ input: OGCFeatureInput, replacing: Bool, inputCRS: OGCCRS, ifMatch: String?, service: EditService) throws -> String {
-        let newGeometry: Geometry?? = try input.geometry.map { given in try given.map { try tools.transform($0, from: inputCRS, to: collection.storage) } }
+        let newGeometry: Geometry?? = try input.geometry.map { given in try given.map { try tools.transform($0, from: inputCRS, to: collection.storage.stored) } }
         return try service.journal().record(command: command, summary: "\(replacing ? "replace" : "update") \(table.name) fid \(fid)") { _ in
             try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.package)
             let current = try service.package.feature(table, fid: fid)
@@ -231,7 +231,7 @@ struct OGCEditor {
     /// stays has its last vertex moved (`MoveVertex`); a line of more than one segment is
     /// refused, as `move-vertex` refuses it; anything else is reshaped (`ReplaceGeometry`).
     private func geometryEdit(fid: Int64, current: Geometry?, new: Geometry) throws -> ((EditService) throws -> Void)? {
-        if let current, Self.nearlyEqual(current, new, tolerance: collection.storage.latitudeFirst || collection.storage == .crs84 ? 1e-10 : 1e-6) {
+        if let current, Self.nearlyEqual(current, new, tolerance: tolerance) {
             return nil
         }
         if collection.isAnnotation {
@@ -244,7 +244,7 @@ struct OGCEditor {
             return { _ = try $0.run(MovePoint(table: name, fid: fid, to: point, command: command)) }
         }
         if let segment = current.flatMap(Self.singleSegment) {
-            if let line = Self.singleSegment(new), Self.nearlyEqual(.point(line.points[0]), .point(segment.points[0]), tolerance: 1e-6) {
+            if let line = Self.singleSegment(new), Self.nearlyEqual(.point(line.points[0]), .point(segment.points[0]), tolerance: tolerance) {
                 return { _ = try $0.run(MoveVertex(table: name, fid: fid, to: line.points[1], vertex: .last, command: command)) }
             }
         } else if let current, current.kind == .lineString || current.kind == .multiLineString {
@@ -256,6 +256,14 @@ struct OGCEditor {
             throw EditError.notSingleSegment(table: name, fid: fid, parts: lines.count, points: lines.reduce(0) { $0 + $1.points.count })
         }
         return { _ = try $0.run(ReplaceGeometry(table: name, fid: fid, geometry: new, command: command)) }
+    }
+
+    /// How far apart two coordinates may be and still be the same vertex: a millimetre or so.
+    /// A position read in CRS84 and written back comes back within about 1e-6 of a foot of
+    /// where it was (PROJ's round trip through the datum shift), so an unchanged geometry is
+    /// not taken for an edit.
+    var tolerance: Double {
+        collection.storage.latitudeFirst || collection.storage == .crs84 ? 1e-8 : 1e-3
     }
 
     /// The line of a geometry that is one line of two points.
@@ -273,6 +281,6 @@ struct OGCEditor {
         guard a.kind == b.kind else { return false }
         let p = a.allPoints, q = b.allPoints
         guard p.count == q.count else { return false }
-        return zip(p, q).allSatisfy { abs($0.x - $1.x) <= tolerance * max(1, abs($0.x) * 1e-9) && abs($0.y - $1.y) <= tolerance * max(1, abs($0.y) * 1e-9) }
+        return zip(p, q).allSatisfy { abs($0.x - $1.x) <= tolerance && abs($0.y - $1.y) <= tolerance }
     }
 }

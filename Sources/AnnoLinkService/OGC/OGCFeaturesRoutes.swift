@@ -25,15 +25,18 @@ public struct OGCFeaturesRoutes: Routes {
     ]
     static let openAPIType = "application/vnd.oai.openapi+json;version=3.0"
 
-    /// The page size when a request gives no `limit`.
+    /// The page size when a request gives no `limit` (at most the dataset's `maxRecords`,
+    /// `--max-records`, which is also the largest page: a larger `limit` is lowered to it).
     public let defaultLimit: Int
-    /// The largest page (`--max-records`); a larger `limit` is lowered to it.
-    public let maximumLimit: Int
     private let tools = OGCToolPool()
 
-    public init(defaultLimit: Int = 10, maximumLimit: Int = 10_000) {
-        self.maximumLimit = max(1, maximumLimit)
-        self.defaultLimit = min(max(1, defaultLimit), self.maximumLimit)
+    public init(defaultLimit: Int = 10) {
+        self.defaultLimit = max(1, defaultLimit)
+    }
+
+    func limits(_ dataset: Dataset) -> (default: Int, maximum: Int) {
+        let maximum = max(1, dataset.maxRecords)
+        return (min(defaultLimit, maximum), maximum)
     }
 
     public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
@@ -50,6 +53,7 @@ public struct OGCFeaturesRoutes: Routes {
         switch error {
         case let e as OGCException: return e
         case ServiceError.readOnly: return OGCException(status: 403, code: "Forbidden", description: "the server is read-only (--read-only)")
+        case let e as ServiceError: return OGCException(status: 503, code: "QueryTimeLimitExceeded", description: e.description)
         case let e as StoreError:
             if case .unknownFeature = e { return .notFound("\(e)") }
             if case .unknownTable = e { return .notFound("\(e)") }
@@ -148,7 +152,8 @@ public struct OGCFeaturesRoutes: Routes {
             try Self.negotiate(request, offered: [Self.openAPIType, "application/vnd.oai.openapi+json", "application/json"],
                               formats: ["json": Self.openAPIType, "oas30": Self.openAPIType])
             let collections = try dataset.read { try OGCCollection.all(in: $0, tools: tools) }
-            let document = OGCOpenAPI(collections: collections, base: base, defaultLimit: defaultLimit, maximumLimit: maximumLimit, title: dataset.name)
+            let document = OGCOpenAPI(collections: collections, base: base, defaultLimit: limits(dataset).default, maximumLimit: limits(dataset).maximum,
+                                      title: dataset.name)
             return HTTPResponse(status: 200, contentType: Self.openAPIType, body: try document.bytes())
         case (.collections, _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
@@ -204,7 +209,8 @@ public struct OGCFeaturesRoutes: Routes {
     private func items(_ request: HTTPRequest, collectionID: String, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
         try dataset.read { package in
             let collection = try OGCCollection.named(collectionID, in: package, tools: tools)
-            let query = try OGCItemsQuery(request.parameters, collection: collection, defaultLimit: defaultLimit, maximumLimit: maximumLimit)
+            let query = try OGCItemsQuery(request.parameters, collection: collection, defaultLimit: limits(dataset).default,
+                                          maximumLimit: limits(dataset).maximum)
             let page = try OGCItemsPage.read(query, collection: collection, package: package, tools: tools)
             let writer = OGCFeatureWriter(collection: collection, tools: tools, crs: query.crs)
             let itemsURL = "\(base)/collections/\(OGCPath.escape(collection.id))/items"
@@ -276,7 +282,7 @@ public struct OGCFeaturesRoutes: Routes {
         let crs = try Self.contentCRS(request, collection: collection)
         let input = try OGCFeatureInput.feature(request.body)
         let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request))
-        let created = try dataset.write { try editor.create(input, inputCRS: crs, service: $0) }
+        let created = try dataset.write(user: request.caller.userName) { try editor.create(input, inputCRS: crs, service: $0) }
         return HTTPResponse(status: 201, headers: [
             ("Location", "\(base)/collections/\(OGCPath.escape(collection.id))/items/\(created.fid)"), ("ETag", created.etag),
         ])
@@ -288,19 +294,19 @@ public struct OGCFeaturesRoutes: Routes {
         let ifMatch = request.header("If-Match")
         switch request.method {
         case "DELETE":
-            try dataset.write { try editor.delete(fid: fid, ifMatch: ifMatch, service: $0) }
+            try dataset.write(user: request.caller.userName) { try editor.delete(fid: fid, ifMatch: ifMatch, service: $0) }
             return HTTPResponse(status: 204)
         case "PUT":
             try Self.requireContentType(request, ["application/geo+json", "application/json"])
             let crs = try Self.contentCRS(request, collection: collection)
             let input = try OGCFeatureInput.feature(request.body, fid: fid)
-            let etag = try dataset.write { try editor.update(fid: fid, input, replacing: true, inputCRS: crs, ifMatch: ifMatch, service: $0) }
+            let etag = try dataset.write(user: request.caller.userName) { try editor.update(fid: fid, input, replacing: true, inputCRS: crs, ifMatch: ifMatch, service: $0) }
             return HTTPResponse(status: 204, headers: [("ETag", etag)])
         default:  // PATCH
             try Self.requireContentType(request, ["application/merge-patch+json", "application/json", "application/geo+json"])
             let crs = try Self.contentCRS(request, collection: collection)
             let input = try OGCFeatureInput.patch(request.body, fid: fid, geometryColumn: collection.table.geometryColumn)
-            let etag = try dataset.write { try editor.update(fid: fid, input, replacing: false, inputCRS: crs, ifMatch: ifMatch, service: $0) }
+            let etag = try dataset.write(user: request.caller.userName) { try editor.update(fid: fid, input, replacing: false, inputCRS: crs, ifMatch: ifMatch, service: $0) }
             return HTTPResponse(status: 204, headers: [("ETag", etag)])
         }
     }
@@ -323,9 +329,9 @@ public struct OGCFeaturesRoutes: Routes {
         }
     }
 
-    /// The journal's command text of an edit: method, path and, with a token, the user.
+    /// The journal's command text of an edit: method and path (the entry records the user).
     static func command(_ request: HTTPRequest) -> String {
-        "serve ogc \(request.method) \(request.path)" + (request.caller.userName.map { " (user \($0))" } ?? "")
+        "serve ogc \(request.method) \(request.path)"
     }
 
     /// The CRS of a body's coordinates: the `Content-Crs` header's, CRS84 without one.

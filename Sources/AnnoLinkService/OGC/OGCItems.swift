@@ -81,7 +81,7 @@ struct OGCFeatureWriter {
     func write(_ feature: Feature, to json: inout JSONText, links: ((inout JSONText) -> Void)? = nil) throws {
         let geometry = try feature.geometry.flatMap { g -> String? in
             guard !g.isEmpty, g.isFinite else { return nil }
-            return try tools.transform(g, from: collection.storage, to: crs).geoJSON()
+            return try tools.transform(g, from: collection.storage.stored, to: crs).geoJSON()
         }
         json.object {
             $0.member("type") { $0.string("Feature") }

@@ -80,6 +80,7 @@ struct OGCOpenAPI {
                 "200": ["description": summary, "content": [type: ["schema": schema]]],
                 "400": exception("A query parameter is unknown or its value invalid"),
                 "406": exception("The Accept header asks for a format not offered"),
+                "503": exception("The query ran longer than the server's time limit"),
             ],
         ]
     }
@@ -113,6 +114,7 @@ struct OGCOpenAPI {
                 ],
                 "400": exception("A query parameter is unknown or its value invalid"),
                 "406": exception("The Accept header asks for a format not offered"),
+                "503": exception("The query ran longer than the server's time limit"),
             ],
         ]
     }
@@ -132,6 +134,7 @@ struct OGCOpenAPI {
                 "400": exception("A query parameter is unknown or its value invalid"),
                 "404": exception("There is no such feature"),
                 "406": exception("The Accept header asks for a format not offered"),
+                "503": exception("The query ran longer than the server's time limit"),
             ],
         ]
     }
