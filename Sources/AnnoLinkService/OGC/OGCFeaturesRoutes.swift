@@ -151,9 +151,17 @@ public struct OGCFeaturesRoutes: Routes {
         case (.api, _):
             try Self.negotiate(request, offered: [Self.openAPIType, "application/vnd.oai.openapi+json", "application/json"],
                               formats: ["json": Self.openAPIType, "oas30": Self.openAPIType])
-            let collections = try dataset.read { try OGCCollection.all(in: $0, tools: tools) }
+            let (collections, examples) = try dataset.read { package in
+                let collections = try OGCCollection.all(in: package, tools: tools)
+                let examples = try collections.reduce(into: [String: Int64]()) { examples, c in
+                    examples[c.id] = try package.connection.scalarInt(
+                        "SELECT min(\(quoteIdentifier(c.table.primaryKey))) FROM \(quoteIdentifier(c.table.name))")
+                }
+                return (collections, examples)
+            }
             let document = OGCOpenAPI(collections: collections, base: base, defaultLimit: limits(dataset).default, maximumLimit: limits(dataset).maximum,
-                                      title: dataset.name)
+                                      title: dataset.name, exampleFIDs: examples,
+                                      editingNeedsToken: dataset.readOnly || request.caller != .anonymous(mayEdit: true))
             return HTTPResponse(status: 200, contentType: Self.openAPIType, body: try document.bytes())
         case (.collections, _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])

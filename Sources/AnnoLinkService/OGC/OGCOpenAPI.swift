@@ -11,6 +11,15 @@ struct OGCOpenAPI {
     var defaultLimit: Int
     var maximumLimit: Int
     var title: String
+    /// Per collection id, a feature id that exists (the smallest), given as the example of
+    /// `featureId` so that clients and test generators reach a real feature.
+    var exampleFIDs: [String: Int64] = [:]
+    /// Whether edits need a token (the server runs with `--tokens`, or read-only): then the
+    /// edit operations declare the bearer scheme; without tokens anyone may edit and they
+    /// declare none.
+    var editingNeedsToken = false
+
+    private var security: [[String: [String]]] { editingNeedsToken ? [["bearer": []]] : [] }
 
     func bytes() throws -> [UInt8] {
         Array(try JSONSerialization.data(withJSONObject: document(), options: [.sortedKeys, .withoutEscapingSlashes]))
@@ -78,7 +87,7 @@ struct OGCOpenAPI {
             "parameters": [formatParameter(["json"] + (type == OGCFeaturesRoutes.openAPIType ? ["oas30"] : []))],
             "responses": [
                 "200": ["description": summary, "content": [type: ["schema": schema]]],
-                "400": exception("A query parameter is unknown or its value invalid"),
+                "400": badRequest("A query parameter is unknown or its value invalid"),
                 "406": exception("The Accept header asks for a format not offered"),
                 "503": exception("The query ran longer than the server's time limit"),
             ],
@@ -112,7 +121,7 @@ struct OGCOpenAPI {
                     "headers": ["Content-Crs": contentCRSHeader(c)],
                     "content": geoJSON(ref("FeatureCollection_\(tag)")),
                 ],
-                "400": exception("A query parameter is unknown or its value invalid"),
+                "400": badRequest("A query parameter is unknown or its value invalid"),
                 "406": exception("The Accept header asks for a format not offered"),
                 "503": exception("The query ran longer than the server's time limit"),
             ],
@@ -123,7 +132,7 @@ struct OGCOpenAPI {
         [
             "operationId": "getFeature_\(tag)",
             "summary": "One feature of \(c.id)",
-            "parameters": [featureIDParameter, ["name": "crs", "in": "query", "required": false,
+            "parameters": [featureIDParameter(c), ["name": "crs", "in": "query", "required": false,
                                                 "schema": ["type": "string", "format": "uri", "enum": c.crs.map(\.uri)]], formatParameter(["json", "geojson"])],
             "responses": [
                 "200": [
@@ -131,7 +140,7 @@ struct OGCOpenAPI {
                     "headers": ["Content-Crs": contentCRSHeader(c), "ETag": etagHeader],
                     "content": geoJSON(ref("Feature_\(tag)")),
                 ],
-                "400": exception("A query parameter is unknown or its value invalid"),
+                "400": badRequest("A query parameter is unknown or its value invalid"),
                 "404": exception("There is no such feature"),
                 "406": exception("The Accept header asks for a format not offered"),
                 "503": exception("The query ran longer than the server's time limit"),
@@ -143,7 +152,7 @@ struct OGCOpenAPI {
         [
             "operationId": "createFeature_\(tag)",
             "summary": "Adds a feature to \(c.id); its annotation is created with it",
-            "security": [[:] as [String: Any], ["bearer": [] as [Any]]],
+            "security": security,
             "parameters": [contentCRSParameter(c)],
             "requestBody": ["required": true, "content": [
                 "application/geo+json": ["schema": ref("FeatureInput")], "application/json": ["schema": ref("FeatureInput")],
@@ -156,8 +165,8 @@ struct OGCOpenAPI {
         [
             "operationId": "replaceFeature_\(tag)",
             "summary": "Replaces a feature of \(c.id); properties not given become null",
-            "security": [[:] as [String: Any], ["bearer": [] as [Any]]],
-            "parameters": [featureIDParameter, ifMatchParameter, contentCRSParameter(c)],
+            "security": security,
+            "parameters": [featureIDParameter(c), ifMatchParameter, contentCRSParameter(c)],
             "requestBody": ["required": true, "content": [
                 "application/geo+json": ["schema": ref("FeatureInput")], "application/json": ["schema": ref("FeatureInput")],
             ]],
@@ -169,8 +178,8 @@ struct OGCOpenAPI {
         [
             "operationId": "updateFeature_\(tag)",
             "summary": "Changes some properties or the geometry of a feature of \(c.id) (a JSON merge patch)",
-            "security": [[:] as [String: Any], ["bearer": [] as [Any]]],
-            "parameters": [featureIDParameter, ifMatchParameter, contentCRSParameter(c)],
+            "security": security,
+            "parameters": [featureIDParameter(c), ifMatchParameter, contentCRSParameter(c)],
             "requestBody": ["required": true, "content": [
                 "application/merge-patch+json": ["schema": ["type": "object"]], "application/json": ["schema": ["type": "object"]],
             ]],
@@ -186,22 +195,23 @@ struct OGCOpenAPI {
         return [
             "operationId": "deleteFeature_\(tag)",
             "summary": "Deletes a feature of \(c.id) with its annotation",
-            "security": [[:] as [String: Any], ["bearer": [] as [Any]]],
-            "parameters": [featureIDParameter, ifMatchParameter],
+            "security": security,
+            "parameters": [featureIDParameter(c), ifMatchParameter],
             "responses": responses,
         ]
     }
 
     private func editResponses(created: Bool, notFound: Bool, precondition: Bool) -> [String: Any] {
         var responses: [String: Any] = [
-            "400": exception("The body or a parameter is invalid, or the edit service refused the edit"),
+            "400": badRequest("The body or a parameter is invalid, or the edit service refused the edit"),
             "401": [
                 "description": "Editing needs a valid token",
                 "headers": ["WWW-Authenticate": ["required": true, "schema": ["type": "string"]]],
                 "content": ["application/json": ["schema": ref("Exception")]],
             ],
             "403": exception("The server is read-only, or the token grants reading only"),
-            "413": exception("The body is larger than the server takes"),
+            "413": ["description": "The body is larger than the server takes (--max-body)",
+                    "content": ["application/problem+json": ["schema": ref("Problem")]]],
             "415": exception("The body's Content-Type is not one this operation takes"),
             "503": exception("The file is busy; try again"),
         ]
@@ -220,8 +230,10 @@ struct OGCOpenAPI {
 
     // MARK: Parts
 
-    private var featureIDParameter: [String: Any] {
-        ["name": "featureId", "in": "path", "required": true, "schema": ["type": "integer", "format": "int64"]]
+    private func featureIDParameter(_ c: OGCCollection) -> [String: Any] {
+        var parameter: [String: Any] = ["name": "featureId", "in": "path", "required": true, "schema": ["type": "integer", "format": "int64"]]
+        if let example = exampleFIDs[c.id] { parameter["example"] = example }
+        return parameter
     }
 
     private var ifMatchParameter: [String: Any] {
@@ -246,6 +258,13 @@ struct OGCOpenAPI {
 
     private func geoJSON(_ schema: [String: Any]) -> [String: Any] {
         ["application/geo+json": ["schema": schema]]
+    }
+
+    /// A 400: the routes' exception, or the server's problem document when it cannot read the
+    /// request at all (a parameter or header that is not UTF-8).
+    private func badRequest(_ description: String) -> [String: Any] {
+        let either: [String: Any] = ["anyOf": [ref("Exception"), ref("Problem")]]
+        return ["description": description, "content": ["application/json": ["schema": either], "application/problem+json": ["schema": either]]]
     }
 
     private func exception(_ description: String) -> [String: Any] {
@@ -283,6 +302,9 @@ struct OGCOpenAPI {
         let links: [String: Any] = ["type": "array", "items": ref("Link")]
         return [
             "Exception": ["type": "object", "required": ["code"], "properties": ["code": ["type": "string"], "description": ["type": "string"]]],
+            "Problem": ["type": "object", "required": ["status"], "properties": [
+                "type": ["type": "string"], "title": ["type": "string"], "status": ["type": "integer"], "detail": ["type": "string"],
+            ]],
             "Link": ["type": "object", "required": ["href", "rel"], "properties": [
                 "href": ["type": "string"], "rel": ["type": "string"], "type": ["type": "string"], "title": ["type": "string"],
             ]],
