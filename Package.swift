@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkImportTests", dependencies: ["AnnoLinkImport", "AnnoLinkStore", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkSketchTests", dependencies: ["AnnoLinkSketch", "AnnoLinkGeometry", "AnnoLinkTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "AnnoLinkServiceTests", dependencies: [
-            "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkTestSupport",
+            "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkChecks", "AnnoLinkTestSupport",
         ]),
         .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkTestSupport"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`

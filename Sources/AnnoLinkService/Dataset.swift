@@ -27,7 +27,9 @@ public final class Dataset: @unchecked Sendable {
     public let queryTimeLimit: Double
 
     private let readers: ReaderPool
-    private let writeLock = NSLock()
+    private let writeLock = NSRecursiveLock()
+    /// The key under which a thread's borrowed reader is kept while it reads.
+    private var readerKey: String { "annolink.Dataset.reader.\(ObjectIdentifier(self).hashValue)" }
     private let writer: EditService?
 
     /// Opens `path` for serving: one reader now (to check the file), more on demand up to
@@ -55,13 +57,20 @@ public final class Dataset: @unchecked Sendable {
     }
 
     /// Runs `body` with a read-only view of the file, in one read transaction, under the query
-    /// time limit. Many reads run at once, each on its own connection.
+    /// time limit. Many reads run at once, each on its own connection; a `read` inside another
+    /// on the same thread joins the outer one (its connection, snapshot and time limit).
     ///
     /// - Throws: `ServiceError.queryTimeLimitExceeded` when the SQL ran longer than
     ///   `queryTimeLimit`; whatever `body` throws.
     public func read<T>(_ body: (GeoPackage) throws -> T) throws -> T {
+        let held = Thread.current.threadDictionary
+        if let package = held[readerKey] as? GeoPackage { return try body(package) }
         let package = try readers.borrow()
-        defer { readers.giveBack(package) }
+        held[readerKey] = package
+        defer {
+            held.removeObject(forKey: readerKey)
+            readers.giveBack(package)
+        }
         do {
             return try package.connection.withTimeLimit(seconds: queryTimeLimit) {
                 try package.connection.read { try body(package) }
@@ -72,7 +81,8 @@ public final class Dataset: @unchecked Sendable {
     }
 
     /// Runs `body` with the edit service, one writer at a time; every journal entry it writes
-    /// records `user` (nil: no user, as on the command line).
+    /// records `user` (nil: no user, as on the command line). A `write` inside another on the
+    /// same thread runs inside the outer one.
     ///
     /// - Throws: `ServiceError.readOnly` when the server was started with `--read-only`.
     public func write<T>(user: String? = nil, _ body: (EditService) throws -> T) throws -> T {
@@ -80,8 +90,9 @@ public final class Dataset: @unchecked Sendable {
         writeLock.lock()
         defer { writeLock.unlock() }
         let journal = try writer.journal()
+        let outerUser = journal.user
         journal.user = user
-        defer { journal.user = nil }
+        defer { journal.user = outerUser }
         return try body(writer)
     }
 }

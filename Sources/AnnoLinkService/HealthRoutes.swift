@@ -1,5 +1,9 @@
-/// `GET /health`: whether the server is up and can read its file — for load balancers, process
-/// supervisors and the test harness, which waits for it before sending requests.
+/// `GET /health`: whether the server is up and can read its file, and who the server takes the
+/// caller to be — for load balancers, process supervisors, a client checking its token, and the
+/// test harness, which waits for it before sending requests.
+///
+/// Answers `{"status": "ok", "dataset", "readOnly", "caller": {"user", "mayEdit"} or
+/// {"anonymous": true, "mayEdit"} or {"invalidToken": true}}`; 503 when the file cannot be read.
 public struct HealthRoutes: Routes {
     public init() {}
 
@@ -10,16 +14,33 @@ public struct HealthRoutes: Routes {
             refusal.headers.append(("Allow", "GET, HEAD"))
             return refusal
         }
-        struct Health: Encodable {
-            var status: String
-            var dataset: String
-            var readOnly: Bool
-        }
         do {
             _ = try dataset.read { package in try package.featureTableNames() }
-            return try .json(Health(status: "ok", dataset: dataset.name, readOnly: dataset.readOnly))
+            return try .json(Health(status: "ok", dataset: dataset.name, readOnly: dataset.readOnly, caller: CallerDescription(request.caller)))
         } catch {
             return .problem(status: 503, detail: "the dataset cannot be read: \(error)")
+        }
+    }
+
+    struct Health: Encodable {
+        var status: String
+        var dataset: String
+        var readOnly: Bool
+        var caller: CallerDescription
+    }
+
+    struct CallerDescription: Encodable {
+        var user: String?
+        var anonymous: Bool?
+        var invalidToken: Bool?
+        var mayEdit: Bool
+
+        init(_ caller: Caller) {
+            switch caller {
+            case .anonymous(let mayEdit): anonymous = true; self.mayEdit = mayEdit
+            case .user(let name, let mayEdit): user = name; self.mayEdit = mayEdit
+            case .invalidToken: invalidToken = true; mayEdit = false
+            }
         }
     }
 }

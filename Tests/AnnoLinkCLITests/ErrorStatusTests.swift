@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkService
 import AnnoLinkSketch
 import AnnoLinkStore
 import Foundation
@@ -153,6 +154,10 @@ struct ErrorStatusTests {
             Case(SketchError.invalidTolerance(200), .dataError),
             Case(SketchError.strokeTooShort(points: 1, needed: 2), .dataError),
             Case(SketchError.degenerateShape("the drag encloses nothing"), .dataError),
+
+            Case(ServerError.cannotListen("127.0.0.1:8080", reason: "Address already in use"), .temporaryFailure),
+            Case(ServerError.invalidListenAddress("somewhere"), .usage),
+            Case(ServerError.invalidTokenFile(path: "tokens.txt", line: 3, reason: "expected 'TOKEN USER read|edit', found 2 fields"), .dataError),
         ]
     }
 

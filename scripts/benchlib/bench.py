@@ -28,6 +28,7 @@ ROOT = HERE.parent.parent
 SQL = HERE / "sql"
 sys.path.insert(0, str(HERE))
 import verify  # noqa: E402
+import serve_bench  # noqa: E402
 
 BENCH = ROOT / ".bench"
 ANNOLINK = ROOT / ".build" / "release" / "annolink"
@@ -59,8 +60,8 @@ DATASETS = {
     "l1m": Dataset("l1m", 387_097, lines=1_000_000, title="1 M parcel lines"),
     "p1m": Dataset("p1m", 1_000_000, title="1 M parcels"),
 }
-QUICK = {"bulk": ["p100k"], "edit": ["p100k"], "check": ["p100k"]}
-FULL = {"bulk": ["p100k", "l1m"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"]}
+QUICK = {"bulk": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "serve": ["p100k"]}
+FULL = {"bulk": ["p100k", "l1m"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "serve": ["p100k"]}
 
 
 def log(*parts):
@@ -651,7 +652,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the 100 k parcel data (a few minutes)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3; at least 3 for a figure)")
     ap.add_argument("--edits", type=int, default=10, help="timed edits per variant and round (default 10)")
-    ap.add_argument("--tasks", default="bulk,edit,check", help="comma-separated: bulk, edit, check")
+    ap.add_argument("--tasks", default="bulk,edit,check,serve",
+                    help="comma-separated: bulk, edit, check, serve (annolink serve against pygeoapi with wrk; edits through applyEdits)")
     ap.add_argument("--datasets", help="comma-separated datasets for every task: p10k, p100k, l1m, p1m")
     ap.add_argument("--rebuild-data", action="store_true", help="make the data again")
     args = ap.parse_args()
@@ -688,6 +690,7 @@ def main():
             log(f"data {name}: {ds.points:,} address points, {ds.lines:,} parcel lines ({ds.gpkg})")
 
     edits = max(1, args.edits)
+    serve_names = plan.pop("serve", [])
     cases = []
     for task, names in plan.items():
         for name in names:
@@ -722,6 +725,11 @@ def main():
         rows = summarize(task, ds, variants, tools, records[(task, ds.name)])
         summary[f"{task}-{ds.name}"] = rows
         sections += [table(task, ds, rows, args.runs, edits), "", "Goals:", goals(task, rows), ""]
+    for name in serve_names:
+        try:
+            sections += [serve_bench.run(DATASETS[name], ANNOLINK, work_root / f"serve-{name}", rounds=args.runs), ""]
+        except Exception as e:                  # the other tasks' results stand
+            sections += [f"### serve — {name}", "", f"failed: {type(e).__name__}: {e}"[:400], ""]
     if "check" in plan:
         ds = DATASETS[plan["check"][0]]
         note = crosscheck(ds, tools, work_root)
