@@ -82,7 +82,11 @@ struct JSONText {
         switch value {
         case .null: null()
         case .integer(let v): integer(v)
-        case .real(let v): number(v)
+        case .real(let v):
+            // A whole REAL keeps its ".0", so that clients that infer field types from values
+            // (GDAL's OAPIF driver) see a real number, as the column is.
+            beginValue()
+            output += v.isFinite && v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) + ".0" : Self.numberText(v)
         case .text(let v): string(v)
         case .blob(let v): string(SQLValue.hex(v))
         }
