@@ -26,31 +26,33 @@ struct OGCCollection {
     /// Every collection of `package`, in `gpkg_contents` order.
     static func all(in package: GeoPackage, tools: OGCTools) throws -> [OGCCollection] {
         let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
-        var collections: [OGCCollection] = []
-        for name in try package.featureTableNames() {
-            let table = try package.featureTable(name)
-            guard let storage = try OGCCRS.storage(of: table, in: package, tools: tools) else { continue }
-            let row = try package.connection.rows(
-                "SELECT identifier, description, min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first ?? []
-            var extent: Envelope?
-            if row.count == 6, let minX = row[2].doubleValue, let minY = row[3].doubleValue, let maxX = row[4].doubleValue, let maxY = row[5].doubleValue,
-               minX <= maxX, minY <= maxY {
-                extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-            }
-            let title = row.first?.textValue.flatMap { $0.isEmpty ? nil : $0 } ?? table.name
-            let description = row.count > 1 ? row[1].textValue ?? "" : ""
-            collections.append(OGCCollection(table: table, title: title, description: description, isAnnotation: annotation.contains(table.name.lowercased()),
-                                             storage: storage, extent: extent))
-        }
-        return collections
+        return try package.featureTableNames().compactMap { try make($0, annotation: annotation, in: package, tools: tools) }
     }
 
     /// The collection whose id is `id` (exactly as listed).
     static func named(_ id: String, in package: GeoPackage, tools: OGCTools) throws -> OGCCollection {
-        guard let found = try all(in: package, tools: tools).first(where: { $0.id == id }) else {
+        guard try package.featureTableNames().contains(id),
+              let found = try make(id, annotation: Set(try package.annotationTableNames().map { $0.lowercased() }), in: package, tools: tools) else {
             throw OGCException.notFound("no collection '\(id)'")
         }
         return found
+    }
+
+    /// The collection of feature table `name`; nil when its CRS is not an EPSG one.
+    private static func make(_ name: String, annotation: Set<String>, in package: GeoPackage, tools: OGCTools) throws -> OGCCollection? {
+        let table = try package.featureTable(name)
+        guard let storage = try OGCCRS.storage(of: table, in: package, tools: tools) else { return nil }
+        let row = try package.connection.rows(
+            "SELECT identifier, description, min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first ?? []
+        var extent: Envelope?
+        if row.count == 6, let minX = row[2].doubleValue, let minY = row[3].doubleValue, let maxX = row[4].doubleValue, let maxY = row[5].doubleValue,
+           minX <= maxX, minY <= maxY {
+            extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        }
+        let title = row.first?.textValue.flatMap { $0.isEmpty ? nil : $0 } ?? table.name
+        let description = row.count > 1 ? row[1].textValue ?? "" : ""
+        return OGCCollection(table: table, title: title, description: description, isAnnotation: annotation.contains(table.name.lowercased()),
+                             storage: storage, extent: extent)
     }
 
     /// The collection's metadata object (`/collections/{id}` and an element of `/collections`).

@@ -116,14 +116,16 @@ public struct OGCFeaturesRoutes: Routes {
     private func route(_ request: HTTPRequest, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
         let resource = try resource(request.path)
         let base = Self.baseURL(request)
-        // An unknown collection or feature is 404 whatever the method.
-        switch resource {
-        case .collection(let id), .items(let id):
-            _ = try dataset.read { try OGCCollection.named(id, in: $0, tools: tools) }
-        case .item(let id, let fidText):
-            let collection = try dataset.read { try OGCCollection.named(id, in: $0, tools: tools) }
-            guard Int64(fidText) != nil else { throw OGCException.notFound("\(collection.id) has no feature '\(fidText)'") }
-        default: break
+        // An unknown collection or feature is 404 whatever the method (the handlers check
+        // their own; a method the resource does not take is checked here first).
+        if !resource.methods.contains(request.method) {
+            switch resource {
+            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.read { try OGCCollection.named(id, in: $0, tools: tools) }
+            default: break
+            }
+        }
+        if case .item(let id, let fidText) = resource, Int64(fidText) == nil {
+            throw OGCException.notFound("\(id) has no feature '\(fidText)'")
         }
         guard resource.methods.contains(request.method) else { throw OGCException.methodNotAllowed(request.method, allowed: resource.methods) }
         if request.method == "OPTIONS" {
