@@ -190,6 +190,13 @@ struct OGCReadTests {
         #expect(client.get(points + "/items", headers: ["Accept": "text/html;q=0.9, application/geo+json"]).status == 200)
         try expectError(client.send("POST", points + "/items", headers: ["Content-Type": "text/plain"], body: "x"), 415)
         #expect(client.get(points + "/items", ["datetime": "2020-01-01T00:00:00Z/.."]).status == 200)
+        let options = client.send("OPTIONS", points + "/items/831")
+        #expect(options.status == 204)
+        #expect(options.header("Allow") == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
+        // A missing feature: 404, or 412 when the edit was conditional on a version of it.
+        let put = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-77.41,39.02]},"properties":{}}"#
+        try expectError(client.send("PUT", points + "/items/5", headers: ["Content-Type": "application/geo+json"], body: put), 404)
+        try expectError(client.send("PUT", points + "/items/5", headers: ["Content-Type": "application/geo+json", "If-Match": "*"], body: put), 412)
         // Other paths are not the OGC routes' to answer.
         #expect(client.routes.respond(to: HTTPRequest(method: "GET", path: "/ogcx"), in: client.dataset) == nil)
         #expect(client.routes.respond(to: HTTPRequest(method: "GET", path: "/arcgis/rest/services"), in: client.dataset) == nil)
