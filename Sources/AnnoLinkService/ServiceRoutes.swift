@@ -3,5 +3,6 @@ public enum ServiceRoutes {
     /// The routes of a server: the GeoServices FeatureServer, OGC API Features, the map page.
     public static let all: [any Routes] = [
         FeatureServerRoutes(),
+        OGCFeaturesRoutes(),
     ]
 }

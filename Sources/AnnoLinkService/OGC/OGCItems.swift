@@ -1,0 +1,152 @@
+import AnnoLinkGeometry
+import AnnoLinkStore
+import Foundation
+
+/// What `GET /collections/{id}/items` asks for, checked.
+struct OGCItemsQuery {
+    var limit: Int
+    var offset: Int
+    /// The bbox as given, in `bboxCRS`'s axis order.
+    var bbox: [Double]?
+    var bboxCRS: OGCCRS
+    var crs: OGCCRS
+
+    /// The query of `parameters` for `collection`.
+    ///
+    /// - Throws: `OGCException` 400 for a value that is not a number, a limit below 1, a
+    ///   negative offset, a bbox of other than 4 or 6 numbers or with its lower corner above its
+    ///   upper one, a CRS the collection does not offer, a malformed `datetime`.
+    init(_ parameters: [String: String], collection: OGCCollection, defaultLimit: Int, maximumLimit: Int) throws(OGCException) {
+        limit = defaultLimit
+        if let text = parameters["limit"] {
+            guard let value = Int(text), value >= 1 else { throw .badRequest("limit must be a whole number of at least 1, not '\(text)'") }
+            limit = min(value, maximumLimit)
+        }
+        offset = 0
+        if let text = parameters["offset"] {
+            guard let value = Int(text), value >= 0 else { throw .badRequest("offset must be a whole number of at least 0, not '\(text)'") }
+            offset = value
+        }
+        crs = try parameters["crs"].map { text throws(OGCException) in try OGCCRS.named(text, among: collection.crs, parameter: "crs") } ?? .crs84
+        bboxCRS = try parameters["bbox-crs"].map { text throws(OGCException) in try OGCCRS.named(text, among: collection.crs, parameter: "bbox-crs") } ?? .crs84
+        if let text = parameters["bbox"] {
+            let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard numbers.count == 4 || numbers.count == 6, numbers.allSatisfy({ $0 != nil && $0!.isFinite }) else {
+                throw .badRequest("bbox must be 4 or 6 comma-separated numbers, not '\(text)'")
+            }
+            let values = numbers.map { $0! }
+            // With 6 numbers the third and sixth are heights, which 2D data ignores.
+            let box = values.count == 6 ? [values[0], values[1], values[3], values[4]] : values
+            guard box[0] <= box[2], box[1] <= box[3] else {
+                throw .badRequest("bbox '\(text)' has its lower corner above or right of its upper corner (boxes across the antimeridian are not supported)")
+            }
+            bbox = box
+        }
+        if let text = parameters["datetime"] { try Self.checkDatetime(text) }
+    }
+
+    /// The bbox in the storage CRS of `collection`, x, y order.
+    func storageBox(_ collection: OGCCollection, tools: OGCTools) throws -> Envelope? {
+        guard let bbox else { return nil }
+        let given = bboxCRS.latitudeFirst
+            ? Envelope(minX: bbox[1], minY: bbox[0], maxX: bbox[3], maxY: bbox[2])
+            : Envelope(minX: bbox[0], minY: bbox[1], maxX: bbox[2], maxY: bbox[3])
+        // The box's corners, swapped back to x, y above, are transformed as x, y.
+        var source = bboxCRS
+        source.latitudeFirst = false
+        var target = collection.storage
+        target.latitudeFirst = false
+        return try tools.transform(given, from: source, to: target)
+    }
+
+    /// `datetime` must be an RFC 3339 date-time or an interval of them (`..` open ends); the
+    /// data have no time properties, so a valid one selects every feature.
+    static func checkDatetime(_ text: String) throws(OGCException) {
+        let instant = #"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))?"#
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let valid = parts.count <= 2 && parts.allSatisfy { part in
+            (parts.count == 2 && (part == ".." || part.isEmpty)) || part.range(of: "^\(instant)$", options: .regularExpression) != nil
+        } && !(parts.count == 2 && parts.allSatisfy { $0 == ".." || $0.isEmpty })
+        guard valid else { throw .badRequest("datetime must be an RFC 3339 date-time or an interval of two, not '\(text)'") }
+    }
+}
+
+/// Reads the features of a collection as GeoJSON.
+struct OGCFeatureWriter {
+    let collection: OGCCollection
+    let tools: OGCTools
+    let crs: OGCCRS
+
+    /// Writes `feature` as a GeoJSON Feature, its geometry in `crs`.
+    func write(_ feature: Feature, to json: inout JSONText, links: ((inout JSONText) -> Void)? = nil) throws {
+        let geometry = try feature.geometry.flatMap { g -> String? in
+            guard !g.isEmpty, g.isFinite else { return nil }
+            return try tools.transform(g, from: collection.storage.stored, to: crs).geoJSON()
+        }
+        json.object {
+            $0.member("type") { $0.string("Feature") }
+            $0.member("id") { $0.integer(feature.fid) }
+            $0.member("geometry") { if let geometry { $0.raw(geometry) } else { $0.null() } }
+            $0.member("properties") { props in
+                props.object {
+                    for column in collection.table.attributeColumns {
+                        let value = feature.attributes[column.name] ?? .null
+                        $0.member(column.name) { $0.value(value) }
+                    }
+                }
+            }
+            if let links { $0.member("links") { links(&$0) } }
+        }
+    }
+}
+
+/// One page of a collection's items and how many matched.
+struct OGCItemsPage {
+    var features: [Feature]
+    var numberMatched: Int
+
+    /// The features of `collection` that `query` selects, the page of them it asks for. The
+    /// bbox is answered from the R-tree (where the table has one), then exactly with GEOS for
+    /// everything but points.
+    static func read(_ query: OGCItemsQuery, collection: OGCCollection, package: GeoPackage, tools: OGCTools) throws -> OGCItemsPage {
+        let table = collection.table
+        let pk = quoteIdentifier(table.primaryKey)
+        let name = quoteIdentifier(table.name)
+        return try package.connection.read {
+            guard let box = try query.storageBox(collection, tools: tools) else {
+                let matched = Int(try package.connection.scalarInt("SELECT count(*) FROM \(name)") ?? 0)
+                var features: [Feature] = []
+                try package.forEachFeature(table, where: "\(pk) IN (SELECT \(pk) FROM \(name) ORDER BY \(pk) LIMIT ? OFFSET ?)",
+                                           bindings: [.integer(Int64(query.limit)), .integer(Int64(query.offset))]) { features.append($0) }
+                return OGCItemsPage(features: features, numberMatched: matched)
+            }
+            let boxBindings: [SQLValue] = [.real(box.maxX), .real(box.minX), .real(box.maxY), .real(box.minY)]
+            let candidates: String
+            if table.hasSpatialIndex {
+                candidates = "\(pk) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)"
+            } else {
+                let g = quoteIdentifier(table.geometryColumn)
+                candidates = "\(g) IS NOT NULL AND NOT ST_IsEmpty(\(g)) AND ST_MinX(\(g)) <= ? AND ST_MaxX(\(g)) >= ? AND ST_MinY(\(g)) <= ? AND ST_MaxY(\(g)) >= ?"
+            }
+            var matching: [Int64] = []
+            let boxShape = Geometry.polygon(Polygon(rings: [LineString([
+                Point(x: box.minX, y: box.minY), Point(x: box.maxX, y: box.minY), Point(x: box.maxX, y: box.maxY),
+                Point(x: box.minX, y: box.maxY), Point(x: box.minX, y: box.minY),
+            ])]))
+            try package.forEachFeature(table, where: candidates, bindings: boxBindings, fields: []) { feature in
+                guard let geometry = feature.geometry, let envelope = geometry.envelope else { return }
+                if box.contains(envelope) || geometry.kind == .point {
+                    matching.append(feature.fid)
+                } else if try tools.geometryEngine.distance(from: geometry, to: boxShape) == 0 {
+                    matching.append(feature.fid)
+                }
+            }
+            let page = Array(matching.dropFirst(query.offset).prefix(query.limit))
+            var features: [Feature] = []
+            if !page.isEmpty {
+                try package.forEachFeature(table, where: "\(pk) IN (\(page.map { String($0) }.joined(separator: ",")))") { features.append($0) }
+            }
+            return OGCItemsPage(features: features, numberMatched: matching.count)
+        }
+    }
+}
