@@ -56,7 +56,7 @@ struct OGCCollection {
     }
 
     /// The collection's metadata object (`/collections/{id}` and an element of `/collections`).
-    func write(to json: inout JSONText, base: String, tools: OGCTools) throws {
+    func write(to json: inout JSONWriter, base: String, tools: OGCTools) throws {
         let itemsURL = "\(base)/collections/\(OGCPath.escape(id))/items"
         let crs84Extent = try extent.map { try tools.transform($0, from: storage.stored, to: .crs84) }
         json.object {
@@ -99,7 +99,7 @@ extension OGCCRS {
 
 /// A link object, `{"href", "rel", "type", "title"}`.
 enum OGCLink {
-    static func write(to json: inout JSONText, href: String, rel: String, type: String, title: String? = nil) {
+    static func write(to json: inout JSONWriter, href: String, rel: String, type: String, title: String? = nil) {
         json.object {
             $0.member("href") { $0.string(href) }
             $0.member("rel") { $0.string(rel) }

@@ -120,7 +120,7 @@ struct OGCFeatureInput {
         case .null: "NULL"
         case .bool(let v): v ? "true" : "false"
         case .integer(let v): String(v)
-        case .number(let v): JSONText.numberText(v)
+        case .number(let v): JSONWriter.numberText(v)
         case .string(let v): v
         case .array, .object: throw OGCException.badRequest("property '\(field)' must be a string, number, boolean or null", code: "InvalidRequestBody")
         }

@@ -47,7 +47,7 @@ struct OGCException: Error, Sendable, Equatable {
 
     /// The answer of this exception.
     var response: HTTPResponse {
-        var text = JSONText()
+        var text = JSONWriter()
         text.object {
             $0.member("code") { $0.string(code) }
             $0.member("description") { $0.string(description) }

@@ -147,7 +147,7 @@ public struct OGCFeaturesRoutes: Routes {
             return landing(base: base, dataset: dataset)
         case (.conformance, _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
-            var json = JSONText()
+            var json = JSONWriter()
             json.object { $0.member("conformsTo") { $0.array { list in for c in Self.conformance { list.string(c) } } } }
             return Self.ok(json, type: "application/json")
         case (.api, _):
@@ -169,7 +169,7 @@ public struct OGCFeaturesRoutes: Routes {
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
             return try dataset.read { package in
                 let collections = try OGCCollection.all(in: package, tools: tools)
-                var json = JSONText()
+                var json = JSONWriter()
                 try json.object {
                     $0.member("links") { $0.array { OGCLink.write(to: &$0, href: "\(base)/collections", rel: "self", type: "application/json", title: "collections") } }
                     $0.member("crs") { list in list.array { for c in Set(collections.flatMap(\.crs)).map(\.uri).sorted() { $0.string(c) } } }
@@ -180,7 +180,7 @@ public struct OGCFeaturesRoutes: Routes {
         case (.collection(let id), _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
             return try dataset.read { package in
-                var json = JSONText()
+                var json = JSONWriter()
                 try OGCCollection.named(id, in: package, tools: tools).write(to: &json, base: base, tools: tools)
                 return Self.ok(json, type: "application/json")
             }
@@ -200,7 +200,7 @@ public struct OGCFeaturesRoutes: Routes {
     // MARK: Reading
 
     private func landing(base: String, dataset: Dataset) -> HTTPResponse {
-        var json = JSONText()
+        var json = JSONWriter()
         json.object {
             $0.member("title") { $0.string("\(dataset.name): OGC API – Features") }
             $0.member("description") { $0.string("The features and feature-linked annotation of \(dataset.name), served by annolink.") }
@@ -229,7 +229,7 @@ public struct OGCFeaturesRoutes: Routes {
                 for name in ["bbox", "bbox-crs", "crs", "datetime", "f"] { if let v = request.parameters[name] { pairs.append((name, v)) } }
                 return itemsURL + OGCPath.query(pairs)
             }
-            var json = JSONText()
+            var json = JSONWriter()
             try json.object {
                 $0.member("type") { $0.string("FeatureCollection") }
                 $0.member("timeStamp") { $0.string(Self.timeStamp()) }
@@ -269,7 +269,7 @@ public struct OGCFeaturesRoutes: Routes {
                 }
                 let etag = try OGCEntityTag.of(collection.table, fid: fid, in: package) ?? ""
                 let url = "\(base)/collections/\(OGCPath.escape(collection.id))/items/\(fid)"
-                var json = JSONText()
+                var json = JSONWriter()
                 try OGCFeatureWriter(collection: collection, tools: tools, crs: crs).write(feature, to: &json) {
                     $0.array {
                         OGCLink.write(to: &$0, href: url + OGCPath.query(request.parameters["crs"].map { [("crs", $0)] } ?? []), rel: "self", type: "application/geo+json")
@@ -389,7 +389,7 @@ public struct OGCFeaturesRoutes: Routes {
         return "\(scheme)://\(host)\(prefix)"
     }
 
-    static func ok(_ json: JSONText, type: String) -> HTTPResponse {
+    static func ok(_ json: JSONWriter, type: String) -> HTTPResponse {
         HTTPResponse(status: 200, contentType: type, body: Array(json.output.utf8))
     }
 

@@ -78,7 +78,7 @@ struct OGCFeatureWriter {
     let crs: OGCCRS
 
     /// Writes `feature` as a GeoJSON Feature, its geometry in `crs`.
-    func write(_ feature: Feature, to json: inout JSONText, links: ((inout JSONText) -> Void)? = nil) throws {
+    func write(_ feature: Feature, to json: inout JSONWriter, links: ((inout JSONWriter) -> Void)? = nil) throws {
         let geometry = try feature.geometry.flatMap { g -> String? in
             guard !g.isEmpty, g.isFinite else { return nil }
             return try tools.transform(g, from: collection.storage.stored, to: crs).geoJSON()

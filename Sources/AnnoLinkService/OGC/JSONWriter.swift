@@ -3,7 +3,7 @@ import Foundation
 
 /// JSON written straight into a string, for the responses that carry many features: faster than
 /// building dictionaries for `JSONSerialization`, and the member order stays as written.
-struct JSONText {
+struct JSONWriter {
     private(set) var output = ""
     /// Per open container: whether a value was written in it yet.
     private var started: [Bool] = [false]
@@ -18,7 +18,7 @@ struct JSONText {
         started[started.count - 1] = true
     }
 
-    mutating func object(_ body: (inout JSONText) throws -> Void) rethrows {
+    mutating func object(_ body: (inout JSONWriter) throws -> Void) rethrows {
         beginValue()
         output += "{"
         started.append(false)
@@ -27,7 +27,7 @@ struct JSONText {
         output += "}"
     }
 
-    mutating func array(_ body: (inout JSONText) throws -> Void) rethrows {
+    mutating func array(_ body: (inout JSONWriter) throws -> Void) rethrows {
         beginValue()
         output += "["
         started.append(false)
@@ -37,7 +37,7 @@ struct JSONText {
     }
 
     /// A member of the object being written: its key, then the value `body` writes.
-    mutating func member(_ key: String, _ body: (inout JSONText) throws -> Void) rethrows {
+    mutating func member(_ key: String, _ body: (inout JSONWriter) throws -> Void) rethrows {
         beginValue()
         appendQuoted(key)
         output += ":"
@@ -157,7 +157,7 @@ enum JSONValue: Decodable, Equatable {
     }
 
     /// The value written back as JSON text.
-    func write(to text: inout JSONText) {
+    func write(to text: inout JSONWriter) {
         switch self {
         case .null: text.null()
         case .bool(let v): text.bool(v)
@@ -170,7 +170,7 @@ enum JSONValue: Decodable, Equatable {
     }
 
     var jsonText: String {
-        var text = JSONText()
+        var text = JSONWriter()
         write(to: &text)
         return text.output
     }
