@@ -27,7 +27,7 @@ struct DeleteCommand: ParsableCommand {
         what changed (see 'annolink set --help': one feature's or, with a
         selection, the bulk form with "edit": "delete")
         """)
-    static let arguments = FeatureOperand.argumentsWithCRS + SelectionOptions.arguments + [EditOutput.dryRun, json]
+    static let arguments = FeatureOperand.argumentsWithCRS + [EditOutput.dryRun, json] + SelectionOptions.arguments
 
     var json: Bool
     var dryRun: Bool

@@ -52,7 +52,7 @@ struct SetCommand: ParsableCommand {
         "deleted", "reclassified"}, "changes": [one object as above per
         feature], "dryRun", "journalEntry"}
         """)
-    static let arguments = FeatureOperand.argumentsWithCRS + SelectionOptions.arguments + [values, EditOutput.allowEmpty, EditOutput.dryRun, json]
+    static let arguments = FeatureOperand.argumentsWithCRS + [values, EditOutput.allowEmpty, EditOutput.dryRun, json] + SelectionOptions.arguments
 
     var json: Bool
     var dryRun: Bool

@@ -245,7 +245,8 @@ import Testing
             #expect(error(answer)?.details.first?.hasPrefix("where:") == true)
         }
         #expect(try served.dump(Self.points) == before)
-        #expect(try served.package().connection.scalarInt("SELECT count(*) FROM gpkg_contents") == 8)
+        #expect(try served.package().connection.scalarInt("SELECT count(*) FROM gpkg_contents WHERE data_type IN ('features', 'attributes')") == 9,
+                "8 layers and layer_styles")
         #expect(error(try served.get("/0/query", ["resultOffset": "-1"]))?.code == 400)
         #expect(error(try served.get("/0/query", ["outFields": "nope"]))?.code == 400)
         #expect(error(try served.get("/0/query", ["geometry": "1,2,3"]))?.code == 400)
