@@ -5,26 +5,8 @@ import Testing
 /// The FeatureServer of a real `annolink serve`, read and edited by clients no one here wrote:
 /// GDAL's ESRIJSON driver (`ogrinfo`), esridump and Esri's ArcGIS API for Python.
 @Suite(.serialized) struct FeatureServerClientTests {
-    /// Loudoun imported into a new folder and served (`ServeProcess`) with `arguments`; nil
-    /// (an issue recorded) when the import fails.
-    static func served(_ arguments: [String] = []) throws -> (path: String, server: ServeProcess)? {
-        guard let path = try Harness.importLoudoun() else { return nil }
-        return (path, try ServeProcess(file: path, arguments: arguments))
-    }
-
     /// The FeatureServer's URL on `server`.
     static func service(_ server: ServeProcess) -> String { server.url + "/arcgis/rest/services/loudoun/FeatureServer" }
-
-    /// The virtual environment `scripts/test-venv` makes with the Python clients.
-    static let venv = Harness.packageRoot.appendingPathComponent(".test/venv/bin").path
-
-    static func python(_ tool: String) throws -> String {
-        let path = venv + "/" + tool
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ToolFailure.missing(tool: tool, package: "scripts/test-venv (PyPI: esridump, arcgis)")
-        }
-        return path
-    }
 
     /// The layers: id and table name, in the service's order.
     static let layers = [
@@ -68,7 +50,7 @@ import Testing
 
     @Test func gdalReadsEveryLayerWithPagingAsTheFileHasIt() throws {
         guard Harness.hasGDAL else { return }
-        guard let (path, server) = try Self.served(["--max-records", "40"]) else { return }
+        guard let (path, server) = try Harness.serveLoudoun(["--max-records", "40"]) else { return }
         for (id, table) in Self.layers {
             let fromFile = try ExternalTool.run("/usr/bin/ogrinfo", ["-ro", "-al", path, table])
             let url = "\(Self.service(server))/\(id)/query?where=1%3D1&outFields=*&f=json"
@@ -86,8 +68,8 @@ import Testing
     }
 
     @Test func esridumpDumpsEveryLayer() throws {
-        let esri2geojson = try Self.python("esri2geojson")
-        guard let (path, server) = try Self.served(["--max-records", "50"]) else { return }
+        let esri2geojson = try Harness.venvTool("esri2geojson")
+        guard let (path, server) = try Harness.serveLoudoun(["--max-records", "50"]) else { return }
         let folder = try Harness.temporaryDirectory()
         for (id, table) in Self.layers {
             let out = folder.appendingPathComponent("layer\(id).geojson").path
@@ -108,8 +90,8 @@ import Testing
     /// www.arcgis.com by default), which annolink is not. So the edit goes through the
     /// library's raw request layer, `Connection.post_multipart`, the call `edit_features` ends in.
     @Test func arcgisAPIForPythonQueriesAndEdits() throws {
-        let python = try Self.python("python")
-        guard let (path, server) = try Self.served() else { return }
+        let python = try Harness.venvTool("python")
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
         let script = try Harness.temporaryDirectory().appendingPathComponent("client.py").path
         try """
         import json, sys
