@@ -170,6 +170,24 @@ public struct FeatureQuery {
         return Page(rows: rows, hasMore: hasMore)
     }
 
+    /// The page asked for and how many features match in all (OGC's `numberMatched`). With an
+    /// exact spatial test, the test runs once per candidate: the matching ids are found first,
+    /// then only the page's rows are read.
+    ///
+    /// - Throws: as `page(in:)`.
+    public func pageAndCount(in package: GeoPackage) throws -> (rows: [Row], count: Int) {
+        guard spatialTest != nil else { return (try page(in: package).rows, try count(in: package)) }
+        let ids = try matchingIDs(in: package)
+        var pageQuery = self
+        pageQuery.condition = nil
+        pageQuery.envelope = nil
+        pageQuery.spatialTest = nil
+        pageQuery.featureIDs = Array(ids.dropFirst(offset).prefix(limit ?? ids.count))
+        pageQuery.offset = 0
+        pageQuery.limit = nil
+        return (try pageQuery.page(in: package).rows, ids.count)
+    }
+
     /// How many features match (offset and limit ignored).
     public func count(in package: GeoPackage) throws -> Int {
         if spatialTest == nil {

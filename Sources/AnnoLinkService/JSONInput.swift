@@ -1,7 +1,8 @@
 import Foundation
 
 /// A JSON value read from a request (`adds`, `updates`, `edits`, a geometry, a body), through
-/// `JSONDecoder` so that `true`, `1` and `1.5` stay what they were.
+/// `JSONDecoder` so that `true`, `1` and `1.5` stay what they were: `7` sets an INTEGER
+/// column and `7.5` does not. The one reader of JSON of the service interfaces.
 public indirect enum JSONInput: Decodable, Sendable, Equatable {
     case null
     case bool(Bool)
@@ -30,6 +31,19 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
     /// - Throws: `DecodingError` (its description says where) for text that is not JSON.
     public init(parsing text: String) throws {
         self = try JSONDecoder().decode(JSONInput.self, from: Data(text.utf8))
+    }
+
+    /// Parses `bytes` (a request body) as one JSON value.
+    ///
+    /// - Throws: `DecodingError` for bytes that are not JSON.
+    public init(parsing bytes: [UInt8]) throws {
+        self = try JSONDecoder().decode(JSONInput.self, from: Data(bytes))
+    }
+
+    /// The members of an object; nil for any other value.
+    public var objectMembers: [String: JSONInput]? {
+        if case .object(let members) = self { return members }
+        return nil
     }
 
     /// The member `key` of an object.
@@ -68,4 +82,7 @@ public indirect enum JSONInput: Decodable, Sendable, Equatable {
         case .object(let o): .object(o.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) })
         }
     }
+
+    /// The value written as compact JSON text, object members sorted by key.
+    public var jsonText: String { json.rendered() }
 }

@@ -2,67 +2,11 @@ import AnnoLinkTestSupport
 import Foundation
 import Testing
 
-/// A real `annolink serve` process on a free loopback port, stopped (SIGTERM) when the value
-/// goes away.
-final class ServedFeatureServer: @unchecked Sendable {
-    let folder: URL
-    let path: String
-    let process = Process()
-    /// `http://127.0.0.1:PORT/`.
-    let url: String
-    var service: String { url + "arcgis/rest/services/loudoun/FeatureServer" }
-
-    /// Imports Loudoun into a new folder and serves it with `arguments`.
-    init(_ arguments: [String] = []) throws {
-        folder = try Harness.temporaryDirectory()
-        path = folder.appendingPathComponent("loudoun.gpkg").path
-        let imported = try Harness.annolink("import", Harness.loudoun, path)
-        guard imported.status == 0 else { throw ToolFailure.failed(command: "annolink import", status: imported.status, stderr: imported.stderr) }
-        let out = folder.appendingPathComponent("serve.out"), err = folder.appendingPathComponent("serve.err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Harness.binary)
-        process.arguments = ["serve", path, "--listen", "127.0.0.1:0"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        var found: String?
-        for _ in 0..<200 where found == nil {
-            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression) { found = String(text[range]) } else {
-                guard process.isRunning else { break }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-        guard let found else {
-            process.terminate()
-            throw ToolFailure.failed(command: "annolink serve", status: -1, stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
-        }
-        url = found
-    }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: folder)
-    }
-}
-
 /// The FeatureServer of a real `annolink serve`, read and edited by clients no one here wrote:
 /// GDAL's ESRIJSON driver (`ogrinfo`), esridump and Esri's ArcGIS API for Python.
 @Suite(.serialized) struct FeatureServerClientTests {
-    /// The virtual environment `scripts/test-venv` makes with the Python clients.
-    static let venv = Harness.packageRoot.appendingPathComponent(".test/venv/bin").path
-
-    static func python(_ tool: String) throws -> String {
-        let path = venv + "/" + tool
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ToolFailure.missing(tool: tool, package: "scripts/test-venv (PyPI: esridump, arcgis)")
-        }
-        return path
-    }
+    /// The FeatureServer's URL on `server`.
+    static func service(_ server: ServeProcess) -> String { server.url + "/arcgis/rest/services/loudoun/FeatureServer" }
 
     /// The layers: id and table name, in the service's order.
     static let layers = [
@@ -106,10 +50,10 @@ final class ServedFeatureServer: @unchecked Sendable {
 
     @Test func gdalReadsEveryLayerWithPagingAsTheFileHasIt() throws {
         guard Harness.hasGDAL else { return }
-        let server = try ServedFeatureServer(["--max-records", "40"])
+        guard let (path, server) = try Harness.serveLoudoun(["--max-records", "40"]) else { return }
         for (id, table) in Self.layers {
-            let fromFile = try ExternalTool.run("/usr/bin/ogrinfo", ["-ro", "-al", server.path, table])
-            let url = "\(server.service)/\(id)/query?where=1%3D1&outFields=*&f=json"
+            let fromFile = try ExternalTool.run("/usr/bin/ogrinfo", ["-ro", "-al", path, table])
+            let url = "\(Self.service(server))/\(id)/query?where=1%3D1&outFields=*&f=json"
             let fromServer = try ExternalTool.run("/usr/bin/ogrinfo", ["-ro", "-al", url])
             #expect(fromServer.status == 0, "\(fromServer.stderr)")
             let file = Self.listing(fromFile.stdout), served = Self.listing(fromServer.stdout)
@@ -119,21 +63,22 @@ final class ServedFeatureServer: @unchecked Sendable {
             #expect(served.coordinates == file.coordinates, "layer \(id) \(table)")
         }
         // More than one page was asked for: the server cut at 40 and GDAL followed.
-        let log = try String(contentsOf: server.folder.appendingPathComponent("serve.err"), encoding: .utf8)
+        let log = server.stderr
         #expect(log.components(separatedBy: "/5/query").count - 1 >= 3)
     }
 
     @Test func esridumpDumpsEveryLayer() throws {
-        let esri2geojson = try Self.python("esri2geojson")
-        let server = try ServedFeatureServer(["--max-records", "50"])
+        let esri2geojson = try Harness.venvTool("esri2geojson")
+        guard let (path, server) = try Harness.serveLoudoun(["--max-records", "50"]) else { return }
+        let folder = try Harness.temporaryDirectory()
         for (id, table) in Self.layers {
-            let out = server.folder.appendingPathComponent("layer\(id).geojson").path
-            let run = try ExternalTool.run(esri2geojson, ["\(server.service)/\(id)", out])
+            let out = folder.appendingPathComponent("layer\(id).geojson").path
+            let run = try ExternalTool.run(esri2geojson, ["\(Self.service(server))/\(id)", out])
             #expect(run.status == 0, "\(run.stderr)")
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any]
             let features = object?["features"] as? [[String: Any]] ?? []
             let ids = Set(features.compactMap { ($0["properties"] as? [String: Any])?["fid"] as? Int }.map(String.init))
-            let fileIDs = Set(try Harness.sqlite(server.path, "SELECT fid FROM \"\(table)\"").split(separator: "\n").map(String.init))
+            let fileIDs = Set(try Harness.sqlite(path, "SELECT fid FROM \"\(table)\"").split(separator: "\n").map(String.init))
             #expect(ids == fileIDs, "layer \(id) \(table)")
             #expect(features.allSatisfy { $0["geometry"] is [String: Any] })
         }
@@ -145,9 +90,9 @@ final class ServedFeatureServer: @unchecked Sendable {
     /// www.arcgis.com by default), which annolink is not. So the edit goes through the
     /// library's raw request layer, `Connection.post_multipart`, the call `edit_features` ends in.
     @Test func arcgisAPIForPythonQueriesAndEdits() throws {
-        let python = try Self.python("python")
-        let server = try ServedFeatureServer()
-        let script = server.folder.appendingPathComponent("client.py").path
+        let python = try Harness.venvTool("python")
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
+        let script = try Harness.temporaryDirectory().appendingPathComponent("client.py").path
         try """
         import json, sys
         from arcgis.gis._impl._con import Connection
@@ -161,14 +106,14 @@ final class ServedFeatureServer: @unchecked Sendable {
                                     postdata={"f": "json", "updates": json.dumps(updates), "rollbackOnFailure": "true"})
         print(json.dumps({"name": layer.properties.name, "count": len(found.features), "edit": result}))
         """.write(toFile: script, atomically: true, encoding: .utf8)
-        let run = try ExternalTool.run(python, [script, server.url, server.service])
+        let run = try ExternalTool.run(python, [script, server.url + "/", Self.service(server)])
         #expect(run.status == 0, "\(run.stderr)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(answer["name"] as? String == "Loudoun_Address_Points_1")
-        let count = try Harness.sqlite(server.path, "SELECT count(*) FROM Loudoun_Address_Points_1 WHERE ST_STR_NAM = 'ELMWOOD'")
+        let count = try Harness.sqlite(path, "SELECT count(*) FROM Loudoun_Address_Points_1 WHERE ST_STR_NAM = 'ELMWOOD'")
         #expect(answer["count"] as? Int == Int(count))
         let updates = (answer["edit"] as? [String: Any])?["updateResults"] as? [[String: Any]]
         #expect(updates?.first?["success"] as? Bool == true)
-        #expect(try Harness.sqlite(server.path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831") == "45111 ELMWOOD")
+        #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831") == "45111 ELMWOOD")
     }
 }

@@ -104,6 +104,21 @@ extension Harness {
         #expect(result.status == 0 && !result.stderr.contains("ERROR"), "\(sql): \(result.stderr)", sourceLocation: sourceLocation)
     }
 
+    /// Loudoun imported into a new folder and served by `annolink serve` (`ServeProcess`) with
+    /// `arguments`; nil, with an issue recorded, when the import fails.
+    static func serveLoudoun(_ arguments: [String] = []) throws -> (path: String, server: ServeProcess)? {
+        guard let path = try importLoudoun() else { return nil }
+        return (path, try ServeProcess(file: path, arguments: arguments))
+    }
+
+    /// The program `name` (`python`, `esri2geojson`, `st`) of the test venv, which
+    /// scripts/test-venv makes when it is missing or its requirements changed.
+    static func venvTool(_ name: String) throws -> String {
+        let made = try run(packageRoot.appendingPathComponent("scripts/test-venv").path, [])
+        #expect(made.status == 0, "scripts/test-venv: \(made.stderr)")
+        return packageRoot.appendingPathComponent(".test/venv/bin/\(name)").path
+    }
+
     /// Imports the Loudoun geodatabase into a new file in a fresh folder; nil, with an issue
     /// recorded, when the import fails.
     static func importLoudoun() throws -> String? {

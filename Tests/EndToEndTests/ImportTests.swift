@@ -5,17 +5,9 @@ import Testing
 /// `annolink import` on Esri's Loudoun mobile geodatabase, checked with GDAL's tools.
 @Suite("import, end to end")
 struct ImportTests {
-    /// Imports the Loudoun geodatabase (Fixtures/) into a fresh file.
-    func importLoudoun() throws -> String? {
-        let path = try Harness.temporaryDirectory().appendingPathComponent("loudoun.gpkg").path
-        let result = try Harness.annolink("import", Harness.loudoun, path)
-        #expect(result.status == 0, "\(result.stderr)")
-        return path
-    }
-
     @Test("the imported Loudoun file passes GDAL's validator and ogrinfo sees the four tables")
     func loudounIsValid() throws {
-        guard let path = try importLoudoun(), Harness.hasGDAL else { return }
+        guard let path = try Harness.importLoudoun(), Harness.hasGDAL else { return }
         #expect(try Harness.validate(path) == "")
         let expected = [
             ("Loudoun_Address_Points_1", "Point", 33), ("ParcelLines_1", "Line String", 115),
@@ -33,7 +25,7 @@ struct ImportTests {
 
     @Test("decoded parcel line lengths equal the Length attribute within 0.01 ft for at least 114 of 115")
     func loudounLengths() throws {
-        guard let path = try importLoudoun(), Harness.hasGDAL else { return }
+        guard let path = try Harness.importLoudoun(), Harness.hasGDAL else { return }
         // GDAL measures the geometry itself (SQLite dialect, SpatiaLite's ST_Length), so the
         // decoding is checked by a tool no one here wrote.
         let result = try Harness.run("/usr/bin/ogrinfo", ["-ro", "-q", path, "-dialect", "SQLite", "-sql",
@@ -46,7 +38,7 @@ struct ImportTests {
 
     @Test("every annotation row is linked to its origin by fid, with text, anchor and angle")
     func loudounAnnotation() throws {
-        guard let path = try importLoudoun() else { return }
+        guard let path = try Harness.importLoudoun() else { return }
         // FeatureGlobalID was resolved to the fid of the feature with that GlobalID.
         #expect(try Harness.sqlite(path, """
             SELECT count(*) FROM ParcelLinesAnno_1 a JOIN ParcelLines_1 f ON f.fid = a.FeatureID AND f.GlobalID = a.FeatureGlobalID

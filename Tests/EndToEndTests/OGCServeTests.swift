@@ -7,20 +7,6 @@ import Testing
 /// and curl. The routes' answers in detail are tested in process (AnnoLinkServiceTests/OGC).
 @Suite("OGC API Features, end to end", .serialized)
 struct OGCServeTests {
-    /// Loudoun imported and served.
-    func loudoun(_ arguments: [String] = []) throws -> (path: String, server: ServeProcess)? {
-        guard let path = try Harness.importLoudoun() else { return nil }
-        return (path, try ServeProcess(file: path, arguments: arguments))
-    }
-
-    /// The Python of the test venv, made (once) by scripts/test-venv.
-    static func python() throws -> String {
-        let root = Fixtures.packageRoot
-        let made = try Harness.run(root.appendingPathComponent("scripts/test-venv").path, [])
-        #expect(made.status == 0, "scripts/test-venv: \(made.stderr)")
-        return root.appendingPathComponent(".test/venv/bin/python").path
-    }
-
     func layers(_ path: String) throws -> [String] {
         try Harness.sqlite(path, "SELECT table_name FROM gpkg_contents WHERE data_type = 'features' ORDER BY rowid").split(separator: "\n").map(String.init)
     }
@@ -36,7 +22,7 @@ struct OGCServeTests {
 
     @Test("GDAL's OAPIF driver reads every Loudoun layer with the file's counts, fields and geometries")
     func gdalReadsEveryLayer() throws {
-        guard Harness.hasGDAL, let (path, server) = try loudoun() else { return }
+        guard Harness.hasGDAL, let (path, server) = try Harness.serveLoudoun() else { return }
         defer { _ = server.stop() }
         let names = try layers(path)
         #expect(names.count == 8)
@@ -79,7 +65,7 @@ struct OGCServeTests {
 
     @Test("OWSLib lists the collections and pages through every item")
     func owslibPages() throws {
-        guard let (path, server) = try loudoun() else { return }
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
         defer { _ = server.stop() }
         let script = """
             import json, sys
@@ -99,7 +85,7 @@ struct OGCServeTests {
                 out[cid] = {"numberMatched": page["numberMatched"], "ids": ids}
             print(json.dumps(out))
             """
-        let result = try Harness.run(try Self.python(), ["-c", script, server.url + "/ogc"])
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", script, server.url + "/ogc"])
         #expect(result.status == 0, "\(result.stderr)")
         let seen = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
         #expect(seen["conformance"] as? Int == 7)
@@ -113,9 +99,9 @@ struct OGCServeTests {
 
     @Test("schemathesis finds no server error and no answer the OpenAPI document does not describe")
     func schemathesis() throws {
-        guard let (_, server) = try loudoun() else { return }
+        guard let (_, server) = try Harness.serveLoudoun() else { return }
         defer { _ = server.stop() }
-        let st = URL(fileURLWithPath: try Self.python()).deletingLastPathComponent().appendingPathComponent("st").path
+        let st = try Harness.venvTool("st")
         // Every check, on the top-level paths and three collections (a point layer, a line
         // layer, an annotation layer: the others' paths are the same with other property types).
         let result = try Harness.run(st, [
@@ -129,7 +115,7 @@ struct OGCServeTests {
 
     @Test("two clients editing one feature with the same ETag: one wins, the other gets 412")
     func concurrentETags() throws {
-        guard let (path, server) = try loudoun(), let fid = Int(try Harness.sqlite(path, "SELECT min(fid) FROM Loudoun_Address_Points_1")) else { return }
+        guard let (path, server) = try Harness.serveLoudoun(), let fid = Int(try Harness.sqlite(path, "SELECT min(fid) FROM Loudoun_Address_Points_1")) else { return }
         defer { _ = server.stop() }
         let item = "/ogc/collections/Loudoun_Address_Points_1/items/\(fid)"
         for round in 0..<5 {
@@ -155,7 +141,7 @@ struct OGCServeTests {
         let scratch = try ScratchDirectory(prefix: "ogc-tokens")
         let tokens = scratch.path("tokens.txt")
         try "edit-token alice edit\nread-token bob read\n".write(toFile: tokens, atomically: true, encoding: .utf8)
-        guard let (path, server) = try loudoun(["--tokens", tokens]) else { return }
+        guard let (path, server) = try Harness.serveLoudoun(["--tokens", tokens]) else { return }
         defer { _ = server.stop() }
         let item = "/ogc/collections/Loudoun_Address_Points_1/items/831"
         let patch = { (headers: [String: String]) in

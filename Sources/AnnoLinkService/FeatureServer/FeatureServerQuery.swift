@@ -210,8 +210,10 @@ struct FeatureServerQuery {
                  ("spatialReference", reference.json)])
     }
 
-    /// Runs the query and writes the answer (Esri JSON, or GeoJSON when `geoJSON`).
-    func run(in package: GeoPackage, geoJSON: Bool) throws -> JSONText {
+    /// Runs the query and writes the answer (Esri JSON, or GeoJSON when `geoJSON`; indented
+    /// when `pretty`). A page of features is written straight through `JSONWriter` as the
+    /// whole document (`raw` at the top), not built as a tree first.
+    func run(in package: GeoPackage, geoJSON: Bool, pretty: Bool = false) throws -> JSONText {
         let table = layer.table
         switch answer {
         case .count:
@@ -240,59 +242,72 @@ struct FeatureServerQuery {
         // GeoJSON is WGS 84 unless the caller asks otherwise (RFC 7946; ArcGIS does the same).
         let target = outSR ?? (geoJSON ? EsriSpatialReference(wkid: 4326) : layerSR)
         let transforms = target.map { target in layerSR.map { !target.isSame(as: $0) } ?? false } ?? false
-        return try TransformerPool.shared.with { transformer in
-            try features(page, target: target, transformer: query.readsGeometry && transforms ? transformer : nil, geoJSON: geoJSON)
+        var out = JSONWriter(pretty: pretty)
+        try TransformerPool.shared.with { transformer in
+            try features(page, target: target, transformer: query.readsGeometry && transforms ? transformer : nil,
+                         geoJSON: geoJSON, to: &out)
         }
+        return .raw(out.output)
     }
 
-    /// The FeatureSet (or GeoJSON feature collection) of `page`, its geometries transformed
-    /// by `transformer` to `target` when given.
+    /// Writes the FeatureSet (or GeoJSON feature collection) of `page` to `out`, its
+    /// geometries transformed by `transformer` to `target` when given.
     private func features(_ page: FeatureQuery.Page, target: EsriSpatialReference?, transformer: CoordinateTransformer?,
-                          geoJSON: Bool) throws -> JSONText {
+                          geoJSON: Bool, to out: inout JSONWriter) throws {
         let table = layer.table
         let dateColumns = Set(outColumns.filter { layer.table.column($0).map { [.date, .dateTime].contains($0.affinity) } ?? false })
-        var features: [JSONText] = []
-        features.reserveCapacity(page.rows.count)
-        for row in page.rows {
-            var attributes: [(String, JSONText)] = [(table.primaryKey, .integer(row.fid))]
-            for (column, value) in row.values {
-                attributes.append((column, Self.json(value, isDate: dateColumns.contains(column))))
+        func attributes(_ row: FeatureQuery.Row, _ out: inout JSONWriter) {
+            out.object {
+                $0.member(table.primaryKey) { $0.integer(row.fid) }
+                for (column, value) in row.values {
+                    $0.member(column) { Self.json(value, isDate: dateColumns.contains(column)).write(to: &$0) }
+                }
             }
-            var geometry: JSONText = .null
-            if query.readsGeometry, var shape = row.geometry {
-                if let transformer, let target, let layerSR {
-                    do {
-                        shape = try transformer.transform(shape, from: layerSR.projName, to: target.projName)
-                    } catch {
-                        throw FeatureServerError.invalidParameter("outSR", "cannot transform \(table.name) fid \(row.fid): \(error)")
+        }
+        func geometry(_ row: FeatureQuery.Row) throws -> String? {
+            guard query.readsGeometry, var shape = row.geometry else { return nil }
+            if let transformer, let target, let layerSR {
+                do {
+                    shape = try transformer.transform(shape, from: layerSR.projName, to: target.projName)
+                } catch {
+                    throw FeatureServerError.invalidParameter("outSR", "cannot transform \(table.name) fid \(row.fid): \(error)")
+                }
+            }
+            return geoJSON ? try shape.geoJSON() : try shape.esriJSON()
+        }
+        func featureList(_ out: inout JSONWriter) throws {
+            try out.array {
+                for row in page.rows {
+                    let shape = try geometry(row)
+                    $0.object {
+                        if geoJSON {
+                            $0.member("type") { $0.string("Feature") }
+                            $0.member("id") { $0.integer(row.fid) }
+                            $0.member("geometry") { if let shape { $0.raw(shape) } else { $0.null() } }
+                            $0.member("properties") { attributes(row, &$0) }
+                        } else {
+                            $0.member("attributes") { attributes(row, &$0) }
+                            if query.readsGeometry { $0.member("geometry") { if let shape { $0.raw(shape) } else { $0.null() } } }
+                        }
                     }
                 }
-                geometry = .raw(geoJSON ? try shape.geoJSON() : try shape.esriJSON())
             }
+        }
+        try out.object {
             if geoJSON {
-                features.append(.object([("type", .string("Feature")), ("id", .integer(row.fid)), ("geometry", geometry),
-                                         ("properties", .object(attributes))]))
-            } else {
-                var members: [(String, JSONText)] = [("attributes", .object(attributes))]
-                if query.readsGeometry { members.append(("geometry", geometry)) }
-                features.append(.object(members))
+                $0.member("type") { $0.string("FeatureCollection") }
+                try $0.member("features") { try featureList(&$0) }
+                if page.hasMore { $0.member("properties") { $0.object { $0.member("exceededTransferLimit") { $0.bool(true) } } } }
+                return
             }
+            $0.member("objectIdFieldName") { $0.string(table.primaryKey) }
+            $0.member("globalIdFieldName") { $0.string(layer.globalIDColumn?.name ?? "") }
+            if let type = layer.geometryType { $0.member("geometryType") { $0.string(type) } }
+            if let target { $0.member("spatialReference") { target.json.write(to: &$0) } }
+            $0.member("fields") { JSONText.array(layer.fields(editable: false, only: outColumns).map(Self.queryField)).write(to: &$0) }
+            if page.hasMore { $0.member("exceededTransferLimit") { $0.bool(true) } }
+            try $0.member("features") { try featureList(&$0) }
         }
-        if geoJSON {
-            var members: [(String, JSONText)] = [("type", .string("FeatureCollection")), ("features", .array(features))]
-            if page.hasMore { members.append(("properties", .object([("exceededTransferLimit", .bool(true))]))) }
-            return .object(members)
-        }
-        var members: [(String, JSONText)] = [
-            ("objectIdFieldName", .string(table.primaryKey)),
-            ("globalIdFieldName", .string(layer.globalIDColumn?.name ?? "")),
-        ]
-        if let type = layer.geometryType { members.append(("geometryType", .string(type))) }
-        if let target { members.append(("spatialReference", target.json)) }
-        members.append(("fields", .array(layer.fields(editable: false, only: outColumns).map(Self.queryField))))
-        if page.hasMore { members.append(("exceededTransferLimit", .bool(true))) }
-        members.append(("features", .array(features)))
-        return .object(members)
     }
 
     /// A field as a FeatureSet lists it: name, type, alias, length.

@@ -102,7 +102,7 @@ public struct FeatureServerRoutes: Routes {
                 guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
                 let query = try FeatureServerQuery(parameters: request.parameters, layer: layers[id], package: package,
                                                maxRecordCount: maxRecordCount)
-                return try query.run(in: package, geoJSON: format == "geojson")
+                return try query.run(in: package, geoJSON: format == "geojson", pretty: format == "pjson")
             }
         case 2 where rest[1] == "applyEdits":
             return try FeatureServerEdits(request: request, dataset: dataset).applyLayerEdits(layerID: id)

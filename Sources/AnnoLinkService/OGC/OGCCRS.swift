@@ -46,15 +46,13 @@ struct OGCCRS: Hashable, Sendable {
     }
 }
 
-/// The PROJ transformer and GEOS engine one request uses. Making them and their
-/// transformations costs milliseconds, so requests borrow them from a pool.
+/// The PROJ transformer one request uses, borrowed from `TransformerPool.shared` (making one
+/// and its transformations costs milliseconds), with OGC's axis orders.
 final class OGCTools {
     let transformer: CoordinateTransformer
-    let geometryEngine: GeometryEngine
 
-    init() throws {
-        transformer = try CoordinateTransformer()
-        geometryEngine = try GeometryEngine()
+    init(transformer: CoordinateTransformer) {
+        self.transformer = transformer
     }
 
     /// `geometry` from `source` into `target`, axes swapped where a CRS is latitude first.
@@ -85,22 +83,3 @@ final class OGCTools {
 
 @available(*, unavailable)
 extension OGCTools: Sendable {}
-
-/// Tools lent to requests, one request at a time each; as many are made as requests run at once.
-final class OGCToolPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var idle: [OGCTools] = []
-
-    func with<T>(_ body: (OGCTools) throws -> T) throws -> T {
-        lock.lock()
-        let borrowed = idle.popLast()
-        lock.unlock()
-        let tools = try borrowed ?? OGCTools()
-        defer {
-            lock.lock()
-            idle.append(tools)
-            lock.unlock()
-        }
-        return try body(tools)
-    }
-}

@@ -47,12 +47,12 @@ enum OGCEntityTag {
 struct OGCFeatureInput {
     /// Present when the body named a geometry; its value nil for `null`.
     var geometry: Geometry??
-    var properties: [String: JSONValue]
+    var properties: [String: JSONInput]
 
     /// A GeoJSON Feature (`POST`, `PUT`): `geometry` and `properties` members; an `id` other
     /// than `fid` is refused.
     static func feature(_ body: [UInt8], fid: Int64? = nil) throws -> OGCFeatureInput {
-        guard let members = try JSONValue.parse(body).objectMembers else {
+        guard let members = try parse(body).objectMembers else {
             throw OGCException.badRequest("the body must be a GeoJSON Feature object", code: "InvalidRequestBody")
         }
         if let type = members["type"], type != .string("Feature") {
@@ -69,7 +69,7 @@ struct OGCFeatureInput {
     /// `properties`) or flat, property names as members and the geometry under the geometry
     /// column's name.
     static func patch(_ body: [UInt8], fid: Int64, geometryColumn: String) throws -> OGCFeatureInput {
-        guard var members = try JSONValue.parse(body).objectMembers else {
+        guard var members = try parse(body).objectMembers else {
             throw OGCException.badRequest("the body must be a JSON object (a merge patch)", code: "InvalidRequestBody")
         }
         if members["type"] != nil || members["properties"] != nil || members["geometry"] != nil {
@@ -85,7 +85,16 @@ struct OGCFeatureInput {
         return OGCFeatureInput(geometry: shape, properties: members)
     }
 
-    private static func checkID(_ id: JSONValue?, fid: Int64?) throws {
+    /// `body` as one JSON value.
+    private static func parse(_ body: [UInt8]) throws(OGCException) -> JSONInput {
+        do {
+            return try JSONInput(parsing: body)
+        } catch {
+            throw .badRequest("the body is not valid JSON", code: "InvalidRequestBody")
+        }
+    }
+
+    private static func checkID(_ id: JSONInput?, fid: Int64?) throws {
         guard let id, id != .null else { return }
         guard let fid else { return }  // a new feature's id is the table's to choose; a given one is ignored
         let given: Int64? = switch id {
@@ -96,7 +105,7 @@ struct OGCFeatureInput {
         guard given == fid else { throw OGCException.badRequest("the body's id \(id.jsonText) is not the feature's id \(fid)", code: "InvalidRequestBody") }
     }
 
-    private static func geometry(_ value: JSONValue) throws -> Geometry? {
+    private static func geometry(_ value: JSONInput) throws -> Geometry? {
         if value == .null { return nil }
         do {
             return try Geometry(geoJSON: value.jsonText)
@@ -105,7 +114,7 @@ struct OGCFeatureInput {
         }
     }
 
-    private static func properties(_ value: JSONValue?) throws -> [String: JSONValue] {
+    private static func properties(_ value: JSONInput?) throws -> [String: JSONInput] {
         switch value {
         case nil, .null?: return [:]
         case .object(let members)?: return members
@@ -115,7 +124,7 @@ struct OGCFeatureInput {
 
     /// The text `annolink set` would take for `value` (`FIELD=VALUE`): `NULL`, numbers as
     /// written, `true`/`false`, strings as they are.
-    static func text(_ value: JSONValue, field: String) throws -> String {
+    static func text(_ value: JSONInput, field: String) throws -> String {
         switch value {
         case .null: "NULL"
         case .bool(let v): v ? "true" : "false"
@@ -127,7 +136,7 @@ struct OGCFeatureInput {
     }
 
     /// Whether `value` from a body is what the row already holds.
-    static func same(_ value: JSONValue, _ stored: SQLValue) -> Bool {
+    static func same(_ value: JSONInput, _ stored: SQLValue) -> Bool {
         switch (value, stored) {
         case (.null, .null): true
         case (.integer(let a), .integer(let b)): a == b

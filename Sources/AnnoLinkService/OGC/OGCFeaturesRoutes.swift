@@ -28,7 +28,6 @@ public struct OGCFeaturesRoutes: Routes {
     /// The page size when a request gives no `limit` (at most the dataset's `maxRecords`,
     /// `--max-records`, which is also the largest page: a larger `limit` is lowered to it).
     public let defaultLimit: Int
-    private let tools = OGCToolPool()
 
     public init(defaultLimit: Int = 10) {
         self.defaultLimit = max(1, defaultLimit)
@@ -42,7 +41,7 @@ public struct OGCFeaturesRoutes: Routes {
     public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
         guard request.path == Self.prefix || request.path.hasPrefix(Self.prefix + "/") else { return nil }
         do {
-            return try tools.with { try route(request, dataset: dataset, tools: $0) }
+            return try TransformerPool.shared.with { try route(request, dataset: dataset, tools: OGCTools(transformer: $0)) }
         } catch {
             return Self.exception(for: error).response
         }

@@ -105,48 +105,25 @@ struct OGCItemsPage {
     var features: [Feature]
     var numberMatched: Int
 
-    /// The features of `collection` that `query` selects, the page of them it asks for. The
-    /// bbox is answered from the R-tree (where the table has one), then exactly with GEOS for
-    /// everything but points.
+    /// The features of `collection` that `query` selects, the page of them it asks for, read
+    /// by `FeatureQuery`: the bbox through the R-tree (where the table has one), then exactly
+    /// with GEOS.
     static func read(_ query: OGCItemsQuery, collection: OGCCollection, package: GeoPackage, tools: OGCTools) throws -> OGCItemsPage {
-        let table = collection.table
-        let pk = quoteIdentifier(table.primaryKey)
-        let name = quoteIdentifier(table.name)
-        return try package.connection.read {
-            guard let box = try query.storageBox(collection, tools: tools) else {
-                let matched = Int(try package.connection.scalarInt("SELECT count(*) FROM \(name)") ?? 0)
-                var features: [Feature] = []
-                try package.forEachFeature(table, where: "\(pk) IN (SELECT \(pk) FROM \(name) ORDER BY \(pk) LIMIT ? OFFSET ?)",
-                                           bindings: [.integer(Int64(query.limit)), .integer(Int64(query.offset))]) { features.append($0) }
-                return OGCItemsPage(features: features, numberMatched: matched)
-            }
-            let boxBindings: [SQLValue] = [.real(box.maxX), .real(box.minX), .real(box.maxY), .real(box.minY)]
-            let candidates: String
-            if table.hasSpatialIndex {
-                candidates = "\(pk) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)"
-            } else {
-                let g = quoteIdentifier(table.geometryColumn)
-                candidates = "\(g) IS NOT NULL AND NOT ST_IsEmpty(\(g)) AND ST_MinX(\(g)) <= ? AND ST_MaxX(\(g)) >= ? AND ST_MinY(\(g)) <= ? AND ST_MaxY(\(g)) >= ?"
-            }
-            var matching: [Int64] = []
-            let boxShape = Geometry.polygon(Polygon(rings: [LineString([
+        var read = FeatureQuery(table: collection.table)
+        read.offset = query.offset
+        read.limit = query.limit
+        if let box = try query.storageBox(collection, tools: tools) {
+            read.envelope = box
+            read.spatialTest = .intersects(.polygon(Polygon(rings: [LineString([
                 Point(x: box.minX, y: box.minY), Point(x: box.maxX, y: box.minY), Point(x: box.maxX, y: box.maxY),
                 Point(x: box.minX, y: box.maxY), Point(x: box.minX, y: box.minY),
-            ])]))
-            try package.forEachFeature(table, where: candidates, bindings: boxBindings, fields: []) { feature in
-                guard let geometry = feature.geometry, let envelope = geometry.envelope else { return }
-                if box.contains(envelope) || geometry.kind == .point {
-                    matching.append(feature.fid)
-                } else if try tools.geometryEngine.distance(from: geometry, to: boxShape) == 0 {
-                    matching.append(feature.fid)
-                }
-            }
-            let page = Array(matching.dropFirst(query.offset).prefix(query.limit))
-            var features: [Feature] = []
-            if !page.isEmpty {
-                try package.forEachFeature(table, where: "\(pk) IN (\(page.map { String($0) }.joined(separator: ",")))") { features.append($0) }
-            }
-            return OGCItemsPage(features: features, numberMatched: matching.count)
+            ])])))
         }
+        let (rows, matched) = try package.connection.read { try read.pageAndCount(in: package) }
+        let features = rows.map { row in
+            Feature(fid: row.fid, geometry: row.geometry,
+                    attributes: Dictionary(row.values.map { ($0.column, $0.value) }, uniquingKeysWith: { first, _ in first }))
+        }
+        return OGCItemsPage(features: features, numberMatched: matched)
     }
 }

@@ -1,13 +1,24 @@
 import AnnoLinkStore
 import Foundation
 
-/// JSON written straight into a string, for the responses that carry many features: faster than
-/// building dictionaries for `JSONSerialization`, and the member order stays as written.
+/// JSON written straight into a string: the one writer of JSON text of the service interfaces.
+/// The responses that carry many features (OGC items, FeatureServer queries) are written
+/// through it without building dictionaries for `JSONSerialization`, and the member order
+/// stays as written. `JSONText` trees are written through it too, so escaping and number
+/// text are decided here only.
 struct JSONWriter {
     private(set) var output = ""
+    /// Whether containers put each value on its own line, indented by two spaces per level
+    /// (Esri's `f=pjson`).
+    let pretty: Bool
     /// Per open container: whether a value was written in it yet.
     private var started: [Bool] = [false]
     private var afterKey = false
+
+    init(pretty: Bool = false) {
+        self.pretty = pretty
+        output.reserveCapacity(256)
+    }
 
     private mutating func beginValue() {
         if afterKey {
@@ -16,6 +27,19 @@ struct JSONWriter {
         }
         if started[started.count - 1] { output += "," }
         started[started.count - 1] = true
+        if pretty, started.count > 1 { newline(depth: started.count - 1) }
+    }
+
+    private mutating func newline(depth: Int) {
+        output += "\n"
+        output += String(repeating: "  ", count: depth)
+    }
+
+    /// Closes the innermost container with `bracket`.
+    private mutating func close(_ bracket: String) {
+        let wroteAny = started.removeLast()
+        if pretty, wroteAny { newline(depth: started.count - 1) }
+        output += bracket
     }
 
     mutating func object(_ body: (inout JSONWriter) throws -> Void) rethrows {
@@ -23,8 +47,7 @@ struct JSONWriter {
         output += "{"
         started.append(false)
         try body(&self)
-        started.removeLast()
-        output += "}"
+        close("}")
     }
 
     mutating func array(_ body: (inout JSONWriter) throws -> Void) rethrows {
@@ -32,15 +55,14 @@ struct JSONWriter {
         output += "["
         started.append(false)
         try body(&self)
-        started.removeLast()
-        output += "]"
+        close("]")
     }
 
     /// A member of the object being written: its key, then the value `body` writes.
     mutating func member(_ key: String, _ body: (inout JSONWriter) throws -> Void) rethrows {
         beginValue()
         appendQuoted(key)
-        output += ":"
+        output += pretty ? ": " : ":"
         afterKey = true
         try body(&self)
     }
@@ -108,72 +130,13 @@ struct JSONWriter {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case let c where c.value < 0x20:
-                output += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+            case let c where c.value < 0x20 || c.value == 0x2028 || c.value == 0x2029:
+                // U+2028 and U+2029 too: JSON allows them bare, JavaScript before ES2019 does not.
+                let hex = String(c.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)
             }
         }
         output += "\""
     }
-}
-
-/// A JSON value read from a request body. Numbers keep whether they were written as whole
-/// numbers, so that `7` sets an INTEGER column and `7.5` does not.
-enum JSONValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// Parses `bytes` as one JSON value.
-    static func parse(_ bytes: [UInt8]) throws(OGCException) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw .badRequest("the body is not valid JSON", code: "InvalidRequestBody")
-        }
-    }
-
-    /// The value written back as JSON text.
-    func write(to text: inout JSONWriter) {
-        switch self {
-        case .null: text.null()
-        case .bool(let v): text.bool(v)
-        case .integer(let v): text.integer(v)
-        case .number(let v): text.number(v)
-        case .string(let v): text.string(v)
-        case .array(let values): text.array { for v in values { v.write(to: &$0) } }
-        case .object(let members): text.object { for key in members.keys.sorted() { $0.member(key) { members[key]!.write(to: &$0) } } }
-        }
-    }
-
-    var jsonText: String {
-        var text = JSONWriter()
-        write(to: &text)
-        return text.output
-    }
-
-    var objectMembers: [String: JSONValue]? { if case .object(let m) = self { m } else { nil } }
 }
