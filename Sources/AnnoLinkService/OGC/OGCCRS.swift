@@ -62,22 +62,36 @@ final class OGCTools {
         return target.latitudeFirst ? shape.mapPoints { Point(x: $0.y, y: $0.x) } : shape
     }
 
-    /// The envelope, in `target`, of the box `envelope` in `source`: its edges are transformed
-    /// at 21 points each, so that a box that curves in the other CRS is still covered.
+    /// The envelope, in `target`, of the box `envelope` in `source` (see `transformBox`).
     func transform(_ envelope: Envelope, from source: OGCCRS, to target: OGCCRS) throws -> Envelope {
         if source.proj == target.proj && source.latitudeFirst == target.latitudeFirst { return envelope }
-        var points: [Point] = []
+        guard let box = Geometry.polygon(try transformBox(envelope, from: source, to: target)).envelope else { throw OGCException.badRequest("the bbox cannot be expressed in \(target.uri)") }
+        return box
+    }
+
+    /// The box `envelope` in `source` as a polygon in `target`: its edges are transformed at
+    /// 21 points each, so that the polygon follows a box that turns or curves in `target`
+    /// (a longitude/latitude box is turned by the meridian convergence in a state plane CRS,
+    /// and its envelope there would take in features outside it).
+    func transformBox(_ envelope: Envelope, from source: OGCCRS, to target: OGCCRS) throws -> Polygon {
         let steps = 20
-        for i in 0...steps {
-            let f = Double(i) / Double(steps)
-            let x = envelope.minX + f * envelope.width, y = envelope.minY + f * envelope.height
-            points += [Point(x: x, y: envelope.minY), Point(x: x, y: envelope.maxY), Point(x: envelope.minX, y: y), Point(x: envelope.maxX, y: y)]
+        var ring: [Point] = []
+        let corners = [Point(x: envelope.minX, y: envelope.minY), Point(x: envelope.maxX, y: envelope.minY),
+                       Point(x: envelope.maxX, y: envelope.maxY), Point(x: envelope.minX, y: envelope.maxY)]
+        for (i, from) in corners.enumerated() {
+            let to = corners[(i + 1) % 4]
+            for k in 0..<steps {
+                let f = Double(k) / Double(steps)
+                ring.append(Point(x: from.x + f * (to.x - from.x), y: from.y + f * (to.y - from.y)))
+            }
         }
-        let moved = try transform(.multiPoint(MultiPoint(points)), from: source, to: target)
-        guard let result = moved.envelope, result.minX.isFinite, result.maxX.isFinite, result.minY.isFinite, result.maxY.isFinite else {
+        ring.append(corners[0])
+        let moved = try transform(.polygon(Polygon(rings: [LineString(ring)])), from: source, to: target)
+        guard case .polygon(let polygon) = moved, let box = moved.envelope,
+              box.minX.isFinite, box.maxX.isFinite, box.minY.isFinite, box.maxY.isFinite else {
             throw OGCException.badRequest("the bbox cannot be expressed in \(target.uri)")
         }
-        return result
+        return polygon
     }
 }
 

@@ -45,8 +45,9 @@ struct OGCItemsQuery {
         if let text = parameters["datetime"] { try Self.checkDatetime(text) }
     }
 
-    /// The bbox in the storage CRS of `collection`, x, y order.
-    func storageBox(_ collection: OGCCollection, tools: OGCTools) throws -> Envelope? {
+    /// The bbox as a polygon in the storage CRS of `collection`, x, y order (its edges
+    /// follow the box where the two CRSs differ: `OGCTools.transformBox`).
+    func storageBox(_ collection: OGCCollection, tools: OGCTools) throws -> Polygon? {
         guard let bbox else { return nil }
         let given = bboxCRS.latitudeFirst
             ? Envelope(minX: bbox[1], minY: bbox[0], maxX: bbox[3], maxY: bbox[2])
@@ -56,7 +57,7 @@ struct OGCItemsQuery {
         source.latitudeFirst = false
         var target = collection.storage
         target.latitudeFirst = false
-        return try tools.transform(given, from: source, to: target)
+        return try tools.transformBox(given, from: source, to: target)
     }
 
     /// `datetime` must be an RFC 3339 date-time or an interval of them (`..` open ends); the
@@ -113,11 +114,8 @@ struct OGCItemsPage {
         read.offset = query.offset
         read.limit = query.limit
         if let box = try query.storageBox(collection, tools: tools) {
-            read.envelope = box
-            read.spatialTest = .intersects(.polygon(Polygon(rings: [LineString([
-                Point(x: box.minX, y: box.minY), Point(x: box.maxX, y: box.minY), Point(x: box.maxX, y: box.maxY),
-                Point(x: box.minX, y: box.maxY), Point(x: box.minX, y: box.minY),
-            ])])))
+            read.envelope = Geometry.polygon(box).envelope
+            read.spatialTest = .intersects(.polygon(box))
         }
         let (rows, matched) = try package.connection.read { try read.pageAndCount(in: package) }
         let features = rows.map { row in

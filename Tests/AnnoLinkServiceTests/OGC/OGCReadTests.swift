@@ -150,6 +150,20 @@ struct OGCReadTests {
         #expect(Set((byLonLat["features"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? Int).map(Int64.init) }) == inside)
         #expect(inside.isSuperset(of: west))
 
+        // A CRS84 box is turned in the state plane CRS (meridian convergence): its envelope there
+        // would take in points outside it. Cut the points at every midpoint between neighbouring
+        // longitudes: each box must select exactly the points west of its cut.
+        let lons = positions.map { $0.0[0] }.sorted()
+        let south = positions.map { $0.0[1] }.min()! - 1e-6, north = positions.map { $0.0[1] }.max()! + 1e-6
+        for (a, b) in zip(lons, lons.dropFirst()) where b - a > 1e-9 {
+            let cut = (a + b) / 2
+            let expected = Set(positions.filter { $0.0[0] <= cut }.map(\.1))
+            let answer = try client.json(client.get(points + "/items", ["bbox": "\(lons[0] - 1e-6),\(south),\(cut),\(north)", "limit": "100"]))
+            let got = Set((answer["features"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? Int).map(Int64.init) })
+            #expect(got == expected && answer["numberMatched"] as? Int == expected.count,
+                    "cut at longitude \(cut): extra \(got.subtracting(expected).sorted()), missing \(expected.subtracting(got).sorted())")
+        }
+
         // Lines: a box that holds no vertex of a long line but crosses it finds it (GEOS, not vertices).
         let parcels = try client.json(client.get("/ogc/collections/ParcelLines_1/items", ["bbox": "11700000,7000000,11800000,7100000", "bbox-crs": crs2924, "limit": "1"]))
         #expect(parcels["numberMatched"] as? Int == 115)
