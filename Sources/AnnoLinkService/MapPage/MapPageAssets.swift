@@ -20,7 +20,7 @@ enum MapPageAssets {
         </head>
         <body data-service="\(escaped(service))">
         <div id="map" aria-label="map"></div>
-        <div id="bar"><span id="status">loading…</span> <span id="coords"></span></div>
+        <div id="bar"><span id="status">loading…</span> <span id="message"></span> <span id="coords"></span></div>
         <div id="errors" role="alert"></div>
         <script src="/leaflet/leaflet.js"></script>
         <script src="/editor.js"></script>
@@ -44,6 +44,7 @@ enum MapPageAssets {
     #map { position: absolute; top: 0; bottom: 24px; left: 0; right: 0; background: #fff; }
     #bar { position: absolute; bottom: 0; left: 0; right: 0; height: 24px; line-height: 24px; padding: 0 6px;
            background: #f2f2f2; border-top: 1px solid #ccc; white-space: nowrap; overflow: hidden; }
+    #message { color: #064; margin-left: 1em; }
     #coords { float: right; font-variant-numeric: tabular-nums; }
     #errors { position: absolute; top: 8px; left: 50px; right: 8px; z-index: 1000; }
     #errors div { background: #fde8e8; border: 1px solid #c33; color: #900; padding: 4px 8px; margin-bottom: 4px; }
@@ -68,6 +69,7 @@ enum MapPageAssets {
       const service = document.body.dataset.service;
       const statusBox = document.getElementById('status');
       const coordsBox = document.getElementById('coords');
+      const messageBox = document.getElementById('message');
       const errorsBox = document.getElementById('errors');
       const metresPerUnitByName = { esriFeet: 1200 / 3937, esriMeters: 1 };
       const TAP_TOLERANCE_PX = 10;
@@ -192,6 +194,8 @@ enum MapPageAssets {
         statusBox.textContent = count + ' features, ' + annotationRows.length + ' annotation in view' +
           (truncated.length ? ' — more than one page in ' + truncated.join(', ') + ': zoom in to see all' : '') +
           '  1:' + Math.round(scaleDenominator());
+        // How many views have been drawn: tests wait on it.
+        document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
       }
 
       // The map scale 1:N of the view, a CSS pixel being 1/96 inch.
@@ -339,7 +343,7 @@ enum MapPageAssets {
         move.onclick = () => {
           moving = { layer: layer, oid: oid, geometry: feature.geometry };
           map.getContainer().classList.add('moving-feature');
-          statusBox.textContent = 'tap where ' + layer.name + ' ' + oid + (isLine ? '’s end' : '') + ' goes';
+          messageBox.textContent = 'tap where ' + layer.name + ' ' + oid + (isLine ? '’s end' : '') + ' goes';
           map.closePopup();
         };
         L.popup({ maxWidth: 360, autoPan: true }).setLatLng(latlng).setContent(form).openOn(map);
@@ -373,14 +377,14 @@ enum MapPageAssets {
 
       async function applyUpdate(layer, oid, form) {
         const changed = changedAttributes(form);
-        if (!Object.keys(changed).length) { statusBox.textContent = 'nothing changed'; return; }
+        if (!Object.keys(changed).length) { messageBox.textContent = 'nothing changed'; return; }
         const attributes = Object.assign({ [layer.objectIdField]: oid }, changed);
         await applyEdit(layer, { attributes: attributes });
         for (const input of form.querySelectorAll('input[name]')) input.dataset.original = input.value;
         const texts = await linkedAnnotation(layer, oid);
         const box = form.querySelector('.annotation');
         if (box) box.textContent = texts.length ? texts.join(' / ') : '(no annotation)';
-        statusBox.textContent = 'updated ' + layer.name + ' ' + oid;
+        messageBox.textContent = 'updated ' + layer.name + ' ' + oid;
         await refresh();
       }
 
@@ -398,7 +402,7 @@ enum MapPageAssets {
           geometry = { paths: [path].concat(paths.slice(1)) };
         }
         await applyEdit(target.layer, { attributes: { [target.layer.objectIdField]: target.oid }, geometry: geometry });
-        statusBox.textContent = 'moved ' + target.layer.name + ' ' + target.oid;
+        messageBox.textContent = 'moved ' + target.layer.name + ' ' + target.oid;
         await refresh();
       }
 
