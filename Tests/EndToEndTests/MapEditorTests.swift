@@ -98,6 +98,45 @@ struct MapEditorTests {
         out["target"] = target
         out["message"] = d.find_element(By.ID, "message").text
         out["anchorAfterMove"] = [float(v) for v in d.find_element(By.CSS_SELECTOR, label).get_attribute("data-anchor").split()]
+        # Parcel lines: a two-point line's end moved by "Move end" (its length label follows); a
+        # line of more segments refused with the service's message, shown on the page. Each is
+        # chosen where no other point or line lies within 15 ft of the tap.
+        d.find_element(By.CSS_SELECTOR, "#errors button").click()
+        kinds = {l["id"]: l["geometryType"] for l in get(service + "?f=json")["layers"]}
+        def alone(x, y):
+            return sum(get(service + "/%d/query?geometry=%r,%r&geometryType=esriGeometryPoint&distance=15&returnCountOnly=true&f=json" % (i, x, y))["count"]
+                       for i, k in kinds.items() if k in ("esriGeometryPoint", "esriGeometryPolyline") and i < 6) == 1
+        labelled = {f["attributes"]["FeatureID"] for f in get(service + "/7/query?where=1%3D1&outFields=FeatureID&returnGeometry=false&f=json")["features"]}
+        lines = get(service + "/5/query?where=1%3D1&outFields=fid&orderByFields=fid&returnGeometry=true&f=json")["features"]
+        def pick(test):
+            for f in lines:
+                path = f["geometry"]["paths"][0]
+                a, b = path[0], path[1]
+                m = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]
+                if len(f["geometry"]["paths"]) == 1 and test(len(path)) and f["attributes"]["fid"] in labelled and alone(*m):
+                    return f["attributes"]["fid"], path, m
+        def open_line(fid, m):
+            drawn_after(lambda: d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (m[1], m[0], zoom)))
+            tap(m[0], m[1], 0, 0)
+            return wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-layer="ParcelLines_1"][data-oid="%d"]' % fid))
+        fid, path, m = pick(lambda n: n == 2)
+        out["line"] = {"fid": fid, "first": path[0]}
+        form = open_line(fid, m)
+        out["line"]["popupAnnotation"] = form.find_element(By.CSS_SELECTOR, ".annotation").text
+        form.find_element(By.NAME, "move").click()
+        target = []
+        drawn_after(lambda: target.extend(tap(path[1][0], path[1][1], 40, 0)))
+        out["line"]["target"] = target
+        # Selenium taps whole pixels: where the end went, as the server now reads the file.
+        out["line"]["stored"] = get(service + "/5/query?objectIds=%d&returnGeometry=true&f=json" % fid)["features"][0]["geometry"]["paths"]
+        out["line"]["label"] = d.find_element(By.CSS_SELECTOR, 'text[data-layer="ParcelLinesAnno_1"][data-feature-id="%d"]' % fid).text
+        fid, path, m = pick(lambda n: n > 2)
+        out["multi"] = {"fid": fid}
+        form = open_line(fid, m)
+        form.find_element(By.NAME, "move").click()
+        tap(path[-1][0], path[-1][1], 40, 0)
+        wait.until(lambda d: d.find_element(By.ID, "errors").text.strip())
+        out["multi"]["error"] = d.find_element(By.ID, "errors").text
         out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
     finally:
         d.quit()
@@ -148,6 +187,25 @@ struct MapEditorTests {
         #expect(abs(target[0] - point[0]) > 10)
         let drawn = try #require(seen["anchorAfterMove"] as? [Double])
         #expect(abs(drawn[0] - after[0]) < 1e-6 && abs(drawn[1] - after[1]) < 1e-6, "page anchor \(drawn) vs file \(after)")
+        // The two-point parcel line ends at the tap, and its length label says its new length.
+        let line = try #require(seen["line"] as? [String: Any])
+        let fid = try #require(line["fid"] as? Int), first = try #require(line["first"] as? [Double])
+        let lineTarget = try #require(line["target"] as? [Double])
+        let stored = try #require(line["stored"] as? [[[Double]]])
+        try #require(stored.count == 1 && stored[0].count == 2)
+        #expect(stored[0][0] == first)
+        // Within the pixel Selenium rounds the tap to (about 1 ft at 1:1200).
+        #expect(hypot(stored[0][1][0] - lineTarget[0], stored[0][1][1] - lineTarget[1]) < 1.5)
+        let lengthText = try Harness.sqlite(path, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)")
+        // Esri's expression gives the length in international feet; the CRS is in US survey feet.
+        let length = hypot(stored[0][1][0] - first[0], stored[0][1][1] - first[1]) * (1200.0 / 3937.0) / 0.3048
+        #expect(abs((Double(lengthText) ?? 0) - length) < 0.006, "label \(lengthText) for a line of \(length)")
+        #expect(line["label"] as? String == lengthText)
+        #expect(line["popupAnnotation"] as? String != lengthText)
+        let multi = try #require(seen["multi"] as? [String: Any])
+        let refusal = multi["error"] as? String ?? ""
+        #expect(refusal.contains("ParcelLines_1 fid \(multi["fid"] as? Int ?? 0) is not a single-segment line"), "\(refusal)")
+
         #expect(try Harness.annolink("check", path).stdout == checkBefore)
         let png = try Data(contentsOf: URL(fileURLWithPath: shot))
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
