@@ -33,11 +33,18 @@ struct MapEditorTests {
     LABELS = 'text[data-layer="Loudoun_Address_PointsAnno_1"]'
     def views():
         return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-views") or 0)
+    def settled():
+        # No request in flight, twice 100 ms apart (a pan's refresh starts on its moveend).
+        idle = lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-pending") in (None, "0")
+        if not idle(): return False
+        time.sleep(0.1)
+        return idle()
     def drawn_after(action):
-        # Runs `action` and waits until the page has drawn the view that follows it.
+        # Runs `action` and waits until the page has drawn the view that follows it and is idle.
+        WebDriverWait(d, 20).until(lambda d: settled())
         seen = views()
         action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen)
+        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     try:
         wait = WebDriverWait(d, 20)
         d.get(base + "/")
@@ -70,6 +77,7 @@ struct MapEditorTests {
 
         tap(p["x"], p["y"], 6, -5)
         form = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-oid="831"]'))
+        wait.until(lambda d: settled())
         out["popupAnnotation"] = form.find_element(By.CSS_SELECTOR, ".annotation").text
         field = form.find_element(By.NAME, "AD_ADDRESS")
         out["popupAddress"] = field.get_attribute("value")
@@ -118,7 +126,9 @@ struct MapEditorTests {
         def open_line(fid, m):
             drawn_after(lambda: d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (m[1], m[0], zoom)))
             tap(m[0], m[1], 0, 0)
-            return wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-layer="ParcelLines_1"][data-oid="%d"]' % fid))
+            form = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-layer="ParcelLines_1"][data-oid="%d"]' % fid))
+            wait.until(lambda d: settled())
+            return form
         fid, path, m = pick(lambda n: n == 2)
         out["line"] = {"fid": fid, "first": path[0]}
         form = open_line(fid, m)

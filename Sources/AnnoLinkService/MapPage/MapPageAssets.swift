@@ -102,14 +102,21 @@ enum MapPageAssets {
         return json;
       }
 
+      // Requests in flight, on the body for tests to wait on.
+      let pending = 0;
+      async function counted(request) {
+        document.body.dataset.pending = String(++pending);
+        try { return answer(await request()); } finally { document.body.dataset.pending = String(--pending); }
+      }
+
       async function get(path, params) {
         const query = new URLSearchParams(Object.assign({ f: 'json' }, params || {}));
-        return answer(await fetch(service + path + '?' + query.toString()));
+        return counted(() => fetch(service + path + '?' + query.toString()));
       }
 
       async function post(path, params) {
         const body = new URLSearchParams(Object.assign({ f: 'json' }, params));
-        return answer(await fetch(service + path, { method: 'POST', body: body,
+        return counted(() => fetch(service + path, { method: 'POST', body: body,
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }));
       }
 
