@@ -49,6 +49,7 @@ struct MapEditorTests {
         wait = WebDriverWait(d, 20)
         d.get(base + "/")
         wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
+        first = d.find_element(By.ID, "scale").get_attribute("value")   # the full extent's
 
         # The address labels' extent (layer 6; some labels reach beyond their points'): every
         # one of the 33 drawn, inside the map.
@@ -60,6 +61,15 @@ struct MapEditorTests {
             return [...document.querySelectorAll(arguments[0])].every(t => {
               const r = t.getBoundingClientRect();
               return r.width > 0 && r.left >= box.left && r.right <= box.right && r.top >= box.top && r.bottom <= box.bottom; });""", LABELS)
+
+        # A typed scale, then the full extent again.
+        scale = d.find_element(By.ID, "scale")
+        def typed():
+            scale.clear(); scale.send_keys("1:1200\n")
+        drawn_after(typed)
+        out["typedScale"] = d.find_element(By.ID, "status").text.split("1:")[-1]
+        drawn_after(lambda: d.find_element(By.ID, "full-extent").click())
+        out["fullExtentScale"] = [first, scale.get_attribute("value")]
 
         # Address point 831 at 1:1200 (a CSS pixel is 1/96 inch; US survey feet).
         p = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
@@ -171,6 +181,9 @@ struct MapEditorTests {
         #expect(seen["addressLabels"] as? Int == 33)
         #expect(seen["labelsInside"] as? Bool == true)
         #expect(seen["scale"] as? String == "1200")
+        #expect(seen["typedScale"] as? String == "1200")
+        let extentScales = seen["fullExtentScale"] as? [String] ?? []
+        #expect(extentScales.count == 2 && extentScales[0] == extentScales[1] && extentScales[0] != "1200", "\(extentScales)")
         #expect(seen["popupAnnotation"] as? String == String(before[0]))
         #expect(seen["popupAddress"] as? String == "45763")
 

@@ -20,7 +20,7 @@ enum MapPageAssets {
         </head>
         <body data-service="\(escaped(service))">
         <div id="map" aria-label="map"></div>
-        <div id="bar"><span id="status">loading…</span> <span id="message"></span> <span id="coords"></span></div>
+        <div id="bar"><button type="button" id="full-extent" title="Zoom to the full extent">Full extent</button> <label>1:<input id="scale" inputmode="numeric" size="7" aria-label="map scale 1:N (Enter sets it)"></label> <span id="status">loading…</span> <span id="message"></span> <span id="coords"></span></div>
         <div id="errors" role="alert"></div>
         <script src="/leaflet/leaflet.js"></script>
         <script src="/editor.js"></script>
@@ -45,6 +45,7 @@ enum MapPageAssets {
     #bar { position: absolute; bottom: 0; left: 0; right: 0; height: 24px; line-height: 24px; padding: 0 6px;
            background: #f2f2f2; border-top: 1px solid #ccc; white-space: nowrap; overflow: hidden; }
     #message { color: #064; margin-left: 1em; }
+    #bar button, #bar input { font: inherit; padding: 0 4px; }
     #coords { float: right; font-variant-numeric: tabular-nums; }
     #errors { position: absolute; top: 8px; left: 50px; right: 8px; z-index: 1000; }
     #errors div { background: #fde8e8; border: 1px solid #c33; color: #900; padding: 4px 8px; margin-bottom: 4px; }
@@ -70,6 +71,7 @@ enum MapPageAssets {
       const statusBox = document.getElementById('status');
       const coordsBox = document.getElementById('coords');
       const messageBox = document.getElementById('message');
+      const scaleInput = document.getElementById('scale');
       const errorsBox = document.getElementById('errors');
       const metresPerUnitByName = { esriFeet: 1200 / 3937, esriMeters: 1 };
       const TAP_TOLERANCE_PX = 10;
@@ -161,6 +163,21 @@ enum MapPageAssets {
         map.on('zoomstart', () => { svg.style.display = 'none'; });
         map.on('zoomend', () => { drawAnnotation(); svg.style.display = ''; });
         map.on('click', e => tapped(e).catch(err => showError(describe(err))));
+        const fullExtent = () => map.fitBounds([[extent.ymin, extent.xmin], [extent.ymax, extent.xmax]]);
+        document.getElementById('full-extent').onclick = fullExtent;
+        scaleInput.addEventListener('keydown', ev => {
+          if (ev.key !== 'Enter') return;
+          const n = Number(scaleInput.value.replace(/^1:/, '').replace(/[ ,]/g, ''));
+          if (!(n > 0) || !Number.isFinite(n)) { showError('scale: \'' + scaleInput.value + '\' is not a number N of 1:N'); return; }
+          map.setZoom(zoomForScale(n), { animate: true });
+        });
+        document.addEventListener('keydown', ev => {
+          if (ev.key === 'Escape' && moving) {
+            moving = null;
+            map.getContainer().classList.remove('moving-feature');
+            messageBox.textContent = 'move cancelled';
+          }
+        });
         map.on('mousemove', e => { coordsBox.textContent = 'x ' + e.latlng.lng.toFixed(2) + '  y ' + e.latlng.lat.toFixed(2); });
         await refresh();
       }
@@ -202,7 +219,13 @@ enum MapPageAssets {
           (truncated.length ? ' — more than one page in ' + truncated.join(', ') + ': zoom in to see all' : '') +
           '  1:' + Math.round(scaleDenominator());
         // How many views have been drawn: tests wait on it.
+        if (document.activeElement !== scaleInput) scaleInput.value = Math.round(scaleDenominator());
         document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
+      }
+
+      // The zoom at which the map scale is 1:n.
+      function zoomForScale(n) {
+        return -Math.log2(n * 0.0254 / 96 / metresPerUnit);
       }
 
       // The map scale 1:N of the view, a CSS pixel being 1/96 inch.
