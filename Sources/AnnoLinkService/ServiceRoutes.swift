@@ -4,5 +4,6 @@ public enum ServiceRoutes {
     public static let all: [any Routes] = [
         FeatureServerRoutes(),
         OGCFeaturesRoutes(),
+        MapPageRoutes(),
     ]
 }

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The map editor in the browser (docs/editor.md) at `/`: the page, its script and style
+/// (embedded in the binary, `MapPageAssets`), Leaflet from Debian's `libjs-leaflet` at
+/// `/leaflet/…` and Tahoma from Debian's `fonts-wine` at `/fonts/…`.
+///
+/// The page edits through the FeatureServer routes (`query`, `applyEdits`), as any other client
+/// does. Files from the system are read once, at the first request, into a table keyed by
+/// their served path; a request path is only ever looked up in that table, so no part of it
+/// reaches the file system (`..` and percent-encoded tricks find nothing).
+public struct MapPageRoutes: Routes {
+    /// Where Debian's `libjs-leaflet` puts Leaflet.
+    public static let leafletDirectory = "/usr/share/javascript/leaflet"
+    /// Where Debian's `fonts-wine` puts Tahoma.
+    public static let fontDirectory = "/usr/share/wine/fonts"
+
+    public init() {}
+
+    public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
+        let path = request.path
+        let file: StaticFile?
+        switch path {
+        case "/", "/index.html":
+            file = StaticFile(contentType: "text/html; charset=utf-8", bytes: Array(MapPageAssets.html(dataset: dataset.name).utf8))
+        case "/editor.js":
+            file = StaticFile(contentType: "text/javascript; charset=utf-8", bytes: Array(MapPageAssets.script.utf8))
+        case "/editor.css":
+            file = StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(MapPageAssets.style.utf8))
+        default:
+            guard path.hasPrefix("/leaflet/") || path.hasPrefix("/fonts/") else { return nil }
+            file = Self.systemFiles[path]
+        }
+        guard let file else {
+            if path.hasPrefix("/leaflet/"), Self.systemFiles.isEmpty {
+                return .problem(status: 404, detail: "Leaflet is not installed at \(Self.leafletDirectory) (Debian: libjs-leaflet)")
+            }
+            return .problem(status: 404, detail: "there is no resource at \(path)")
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var refusal = HTTPResponse.problem(status: 405, detail: "\(path) answers GET only")
+            refusal.headers.append(("Allow", "GET, HEAD"))
+            return refusal
+        }
+        var response = HTTPResponse(status: 200, contentType: file.contentType, body: file.bytes)
+        response.headers.append(("Cache-Control", "no-cache"))
+        return response
+    }
+
+    /// One file the page needs, in memory.
+    struct StaticFile: Sendable {
+        var contentType: String
+        var bytes: [UInt8]
+    }
+
+    /// Leaflet's files and the Tahoma fonts by served path, read at the first request.
+    static let systemFiles: [String: StaticFile] = {
+        var files: [String: StaticFile] = [:]
+        let types = ["js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "png": "image/png",
+                     "map": "application/json", "ttf": "font/ttf"]
+        func add(_ directory: String, as prefix: String) {
+            guard let walker = FileManager.default.enumerator(atPath: directory) else { return }
+            while let relative = walker.nextObject() as? String {
+                let ext = (relative as NSString).pathExtension.lowercased()
+                guard let type = types[ext], let data = FileManager.default.contents(atPath: directory + "/" + relative) else { continue }
+                files[prefix + relative] = StaticFile(contentType: type, bytes: Array(data))
+            }
+        }
+        add(leafletDirectory, as: "/leaflet/")
+        for name in ["tahoma.ttf", "tahomabd.ttf"] {
+            if let data = FileManager.default.contents(atPath: fontDirectory + "/" + name) {
+                files["/fonts/" + name] = StaticFile(contentType: "font/ttf", bytes: Array(data))
+            }
+        }
+        return files
+    }()
+}
