@@ -173,7 +173,7 @@ struct MapEditorTests {
         // Loudoun as imported has findings (stale placements of Esri's own labels); the edits add none.
         let checkBefore = try Harness.annolink("check", path).stdout
         let shot = try Harness.temporaryDirectory().appendingPathComponent("editor.png").path
-        let result = try Harness.run(try OGCServeTests.python(), ["-c", Self.script, server.url, shot])
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.script, server.url, shot])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
 
