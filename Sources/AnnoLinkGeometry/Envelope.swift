@@ -63,4 +63,22 @@ public struct Envelope: Hashable, Sendable {
     public func translated(dx: Double, dy: Double) -> Envelope {
         Envelope(minX: minX + dx, minY: minY + dy, maxX: maxX + dx, maxY: maxY + dy)
     }
+
+    /// The box as a polygon whose edges are divided into `stepsPerEdge` segments each,
+    /// counter-clockwise from (minX, minY): transformed into another CRS, its edges bend as
+    /// the CRS does, where the box's corners alone would make a straight-sided quadrilateral.
+    public func densifiedPolygon(stepsPerEdge: Int) -> Polygon {
+        let corners = [Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: maxX, y: maxY), Point(x: minX, y: maxY)]
+        var ring: [Point] = []
+        ring.reserveCapacity(4 * stepsPerEdge + 1)
+        for (i, from) in corners.enumerated() {
+            let to = corners[(i + 1) % 4]
+            for step in 0..<stepsPerEdge {
+                let f = Double(step) / Double(stepsPerEdge)
+                ring.append(Point(x: from.x + (to.x - from.x) * f, y: from.y + (to.y - from.y) * f))
+            }
+        }
+        ring.append(corners[0])
+        return Polygon(exterior: LineString(ring))
+    }
 }

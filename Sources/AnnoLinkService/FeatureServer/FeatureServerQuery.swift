@@ -178,18 +178,8 @@ struct FeatureServerQuery {
     /// An envelope as a polygon, its edges divided so that a transformation bends them as
     /// the CRS does.
     static func rectangle(_ e: Envelope, steps: Int = 8) -> Geometry {
-        var points: [Point] = []
-        let corners = [Point(x: e.minX, y: e.minY), Point(x: e.maxX, y: e.minY), Point(x: e.maxX, y: e.maxY), Point(x: e.minX, y: e.maxY)]
-        for i in 0..<4 {
-            let a = corners[i], b = corners[(i + 1) % 4]
-            for s in 0..<steps {
-                let t = Double(s) / Double(steps)
-                points.append(Point(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t))
-            }
-        }
-        points.append(corners[0])
-        if e.width == 0 || e.height == 0 { return .point(corners[0]) }
-        return .polygon(Polygon(exterior: LineString(points)))
+        if e.width == 0 || e.height == 0 { return .point(Point(x: e.minX, y: e.minY)) }
+        return .polygon(e.densifiedPolygon(stepsPerEdge: steps))
     }
 
     /// `geometry` from one spatial reference to another, through PROJ.

@@ -65,8 +65,9 @@ final class OGCTools {
     /// The envelope, in `target`, of the box `envelope` in `source` (see `transformBox`).
     func transform(_ envelope: Envelope, from source: OGCCRS, to target: OGCCRS) throws -> Envelope {
         if source.proj == target.proj && source.latitudeFirst == target.latitudeFirst { return envelope }
-        guard let box = Geometry.polygon(try transformBox(envelope, from: source, to: target)).envelope else { throw OGCException.badRequest("the bbox cannot be expressed in \(target.uri)") }
-        return box
+        let box = try transformBox(envelope, from: source, to: target)
+        guard let result = Geometry.polygon(box).envelope else { throw OGCException.badRequest("the bbox cannot be expressed in \(target.uri)") }
+        return result
     }
 
     /// The box `envelope` in `source` as a polygon in `target`: its edges are transformed at
@@ -74,19 +75,7 @@ final class OGCTools {
     /// (a longitude/latitude box is turned by the meridian convergence in a state plane CRS,
     /// and its envelope there would take in features outside it).
     func transformBox(_ envelope: Envelope, from source: OGCCRS, to target: OGCCRS) throws -> Polygon {
-        let steps = 20
-        var ring: [Point] = []
-        let corners = [Point(x: envelope.minX, y: envelope.minY), Point(x: envelope.maxX, y: envelope.minY),
-                       Point(x: envelope.maxX, y: envelope.maxY), Point(x: envelope.minX, y: envelope.maxY)]
-        for (i, from) in corners.enumerated() {
-            let to = corners[(i + 1) % 4]
-            for k in 0..<steps {
-                let f = Double(k) / Double(steps)
-                ring.append(Point(x: from.x + f * (to.x - from.x), y: from.y + f * (to.y - from.y)))
-            }
-        }
-        ring.append(corners[0])
-        let moved = try transform(.polygon(Polygon(rings: [LineString(ring)])), from: source, to: target)
+        let moved = try transform(.polygon(envelope.densifiedPolygon(stepsPerEdge: 20)), from: source, to: target)
         guard case .polygon(let polygon) = moved, let box = moved.envelope,
               box.minX.isFinite, box.maxX.isFinite, box.minY.isFinite, box.maxY.isFinite else {
             throw OGCException.badRequest("the bbox cannot be expressed in \(target.uri)")
