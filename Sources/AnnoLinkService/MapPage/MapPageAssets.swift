@@ -20,10 +20,12 @@ enum MapPageAssets {
         </head>
         <body data-service="\(escaped(service))">
         <div id="map" aria-label="map"></div>
+        <div id="tools" role="toolbar" aria-label="tools"></div>
         <div id="bar"><button type="button" id="full-extent" title="Zoom to the full extent">Full extent</button> <label>1:<input id="scale" inputmode="numeric" size="7" aria-label="map scale 1:N (Enter sets it)"></label> <span id="status">loading…</span> <span id="message"></span> <span id="coords"></span></div>
         <div id="errors" role="alert"></div>
         <script src="/leaflet/leaflet.js"></script>
         <script src="/editor.js"></script>
+        \(MapPageModule.all.map { "<script src=\"\($0.path)\"></script>" }.joined(separator: "\n"))
         </body>
         </html>
 
@@ -47,6 +49,8 @@ enum MapPageAssets {
     #message { color: #064; margin-left: 1em; }
     #bar button, #bar input { font: inherit; padding: 0 4px; }
     #coords { float: right; font-variant-numeric: tabular-nums; }
+    #tools { position: absolute; top: 8px; right: 8px; z-index: 1000; display: flex; flex-direction: column; gap: 4px; align-items: flex-end; }
+    #tools button { font: inherit; }
     #errors { position: absolute; top: 8px; left: 50px; right: 8px; z-index: 1000; }
     #errors div { background: #fde8e8; border: 1px solid #c33; color: #900; padding: 4px 8px; margin-bottom: 4px; }
     #errors button { float: right; margin-left: 8px; }
@@ -180,6 +184,10 @@ enum MapPageAssets {
         });
         map.on('mousemove', e => { coordsBox.textContent = 'x ' + e.latlng.lng.toFixed(2) + '  y ' + e.latlng.lat.toFixed(2); });
         await refresh();
+        // The modules (MapPageModule: /editor-*.js) build on this.
+        Object.assign(annolink, { map: map, extent: extent, metresPerUnit: metresPerUnit,
+          featureLayers: featureLayers, annotationLayers: annotationLayers });
+        document.dispatchEvent(new CustomEvent('annolink:ready', { detail: annolink }));
       }
 
       function envelope() {
@@ -277,9 +285,11 @@ enum MapPageAssets {
         }
       }
 
-      // A tap: the next "Move" target, or the feature under the finger.
+      // A tap: the next "Move" target, a module's (a tap handler that answers true took it),
+      // or the feature under the finger.
       async function tapped(e) {
         if (moving) return moveTo(e.latlng);
+        for (const handler of annolink.tapHandlers) if (await handler(e)) return;
         const tolerance = TAP_TOLERANCE_PX / Math.pow(2, map.getZoom());
         for (const layer of featureLayers) {
           const found = await get('/' + layer.id + '/query', { where: '1=1',
@@ -435,6 +445,16 @@ enum MapPageAssets {
         messageBox.textContent = 'moved ' + target.layer.name + ' ' + target.oid;
         await refresh();
       }
+
+      // What the modules use; `map` and the layers are added when the map is made, and
+      // 'annolink:ready' is dispatched on the document then.
+      const annolink = window.annolink = {
+        service: service, get: get, post: post, showError: showError, describe: describe,
+        refresh: refresh, applyEdit: applyEdit, openPopup: openPopup, linkedAnnotation: linkedAnnotation,
+        message: text => { messageBox.textContent = text; },
+        tools: document.getElementById('tools'),
+        tapHandlers: [],
+      };
 
       if (typeof L === 'undefined') {
         showError('Leaflet did not load from /leaflet/leaflet.js (Debian: libjs-leaflet)');

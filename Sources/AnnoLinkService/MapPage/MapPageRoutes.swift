@@ -25,7 +25,12 @@ public struct MapPageRoutes: Routes {
         case "/editor.js":
             file = StaticFile(contentType: "text/javascript; charset=utf-8", bytes: Array(MapPageAssets.script.utf8))
         case "/editor.css":
-            file = StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(MapPageAssets.style.utf8))
+            let style = ([MapPageAssets.style] + MapPageModule.all.map(\.style)).joined(separator: "\n")
+            file = StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(style.utf8))
+        case let path where path.hasPrefix("/editor-"):
+            file = MapPageModule.all.first { $0.path == path }.map {
+                StaticFile(contentType: "text/javascript; charset=utf-8", bytes: Array($0.script.utf8))
+            }
         default:
             guard path.hasPrefix("/leaflet/") || path.hasPrefix("/fonts/") else { return nil }
             file = Self.systemFiles[path]
