@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
         // The HTTP service: FeatureServer and OGC API Features routes over the edit service.
         .target(name: "AnnoLinkService", dependencies: [
-            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "CMicroHTTPD",
+            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkSketch", "CMicroHTTPD",
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",

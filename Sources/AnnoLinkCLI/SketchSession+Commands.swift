@@ -243,8 +243,7 @@ extension SketchSession {
         _ = try editing()
         switch buttonState {
         case .pickUp?:
-            try reticle.selectElementAtReticle()
-            try reticle.pickUpSelectedElement()
+            try reticle.pressButton(allowsVertexCreation: allowsVertexCreation)
             return ["Pick up point: picked up \(editor.pickedUpElement?.description ?? "nothing")"]
         case .drop?:
             return ["Drop point: " + (try place([]).first ?? "")]

@@ -18,12 +18,8 @@ final class SketchSession {
         var fid: Int64?
     }
 
-    /// What the sample's one button does next.
-    enum ButtonState: String {
-        case insert = "Insert point"
-        case pickUp = "Pick up point"
-        case drop = "Drop point"
-    }
+    /// What the sample's one button does next (shared with the map editor's sketch sessions).
+    typealias ButtonState = ReticleButton
 
     /// The identify radius of a tap, in points (the Swift sample's 10).
     static let tapTolerance = 10.0
@@ -128,14 +124,7 @@ final class SketchSession {
     // MARK: Status
 
     /// What the sample's button would do now; nil when not editing.
-    var buttonState: ButtonState? {
-        guard editor.isStarted else { return nil }
-        if editor.pickedUpElement != nil { return .drop }
-        guard let hovered = editor.hoveredElement else { return .insert }
-        if hovered.isVertex { return .pickUp }
-        if hovered.isMidVertex, allowsVertexCreation { return .pickUp }
-        return .insert
-    }
+    var buttonState: ButtonState? { ReticleButton(editor: editor, allowsVertexCreation: allowsVertexCreation) }
 
     /// One line: what is edited, its size, the selected, hovered and picked-up elements,
     /// undo and redo, validity and the button's label.

@@ -1,0 +1,288 @@
+import AnnoLinkEditing
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkSketch
+import AnnoLinkStore
+import Foundation
+
+/// Sketch sessions at `/sketch/sessions` (docs/serve.md, "Sketch sessions"): the map editor's
+/// reticle and vertex tools run Swift's `GeometryEditor` on the server, as `annolink sketch`
+/// does, and save through the edit service.
+///
+/// | request | what |
+/// |---|---|
+/// | `POST /sketch/sessions` | starts a session: `{"table", "type"?, "fid"?, "tool"?, "view"?}` → 201 and its state |
+/// | `GET /sketch/sessions/ID` | the state |
+/// | `POST /sketch/sessions/ID/actions` | one action `{"action", …}` → the state |
+/// | `POST /sketch/sessions/ID/save` | writes the sketch `{"values"?}` and ends the session |
+/// | `DELETE /sketch/sessions/ID` | ends the session without writing |
+///
+/// Every refusal is a problem document (`application/problem+json`): 400 a malformed request
+/// or action, 401/403 a caller who may not edit, 404 no such session, 409 an action the editor
+/// refuses or a save the edit service refuses (with its message), 503 too many sessions.
+public struct SketchRoutes: Routes {
+    /// The path every endpoint is under.
+    public static let prefix = "/sketch/sessions"
+    /// The default limits: sessions open at once, and seconds a session may idle.
+    public static let defaultLimit = 16
+    public static let defaultIdleSeconds = 30.0 * 60
+
+    let sessions: SketchSessions
+
+    /// Routes keeping at most `limit` sessions, each ended after `idleSeconds` without a request.
+    public init(limit: Int = SketchRoutes.defaultLimit, idleSeconds: Double = SketchRoutes.defaultIdleSeconds) {
+        sessions = SketchSessions(limit: limit, idleSeconds: idleSeconds)
+    }
+
+    /// How many sessions are open.
+    public var openSessions: Int { sessions.count }
+
+    public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
+        let path = request.path
+        guard path == Self.prefix || path.hasPrefix(Self.prefix + "/") else { return nil }
+        do {
+            return try route(request, dataset: dataset)
+        } catch let error as RouteError {
+            return error.response
+        } catch {
+            return Self.refusal(for: error).response
+        }
+    }
+
+    // MARK: Routing
+
+    private func route(_ request: HTTPRequest, dataset: Dataset) throws -> HTTPResponse {
+        let rest = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        try authorize(request.caller)
+        switch rest.count {
+        case 0:
+            try allow(request, ["POST"])
+            return try create(request, dataset: dataset)
+        case 1 where !rest[0].isEmpty:
+            try allow(request, ["GET", "DELETE"])
+            if request.method == "DELETE" {
+                return try session(rest[0], request, dataset) { _ in
+                    (try Self.json(status: 200) { o in
+                        o.member("id") { $0.string(rest[0]) }
+                        o.member("ended") { $0.bool(true) }
+                        o.member("saved") { $0.bool(false) }
+                    }, ends: true)
+                }
+            }
+            return try session(rest[0], request, dataset) { (Self.state($0, id: rest[0]), ends: false) }
+        case 2 where !rest[0].isEmpty && rest[1] == "actions":
+            try allow(request, ["POST"])
+            let body = try Self.body(request)
+            guard case .string(let action)? = body["action"] else {
+                throw RouteError(400, "the body needs \"action\": one of \(ServedSketch.actions.joined(separator: ", "))")
+            }
+            return try session(rest[0], request, dataset) { sketch in
+                try sketch.run(action, body)
+                return (Self.state(sketch, id: rest[0]), ends: false)
+            }
+        case 2 where !rest[0].isEmpty && rest[1] == "save":
+            try allow(request, ["POST"])
+            let body = request.body.isEmpty ? [:] : try Self.body(request)
+            return try session(rest[0], request, dataset) { try save($0, body: body, request: request, dataset: dataset) }
+        default:
+            throw RouteError(404, "there is no resource at \(request.path)")
+        }
+    }
+
+    /// Runs `body` on session `id` when it exists, belongs to this dataset and to the caller.
+    private func session(_ id: String, _ request: HTTPRequest, _ dataset: Dataset,
+                         _ body: (ServedSketch) throws -> (HTTPResponse, ends: Bool)) throws -> HTTPResponse {
+        let answer = try sessions.with(id, dataset: dataset) { sketch -> (HTTPResponse?, ends: Bool) in
+            // Another user's session is not theirs to see: answered as if it did not exist.
+            guard sketch.owner == request.caller.userName else { return (nil, ends: false) }
+            let (response, ends) = try body(sketch)
+            return (response, ends)
+        }
+        guard let answer, let answer else { throw RouteError(404, "there is no sketch session \(id) (it ended, was never started, or was idle longer than \(Int(sessions.idleSeconds)) s)") }
+        return answer
+    }
+
+    private func allow(_ request: HTTPRequest, _ methods: [String]) throws {
+        guard methods.contains(request.method) else {
+            throw RouteError(405, "\(request.path) answers \(methods.joined(separator: " and ")) only", headers: [("Allow", methods.joined(separator: ", "))])
+        }
+    }
+
+    /// Sketching is editing: the caller must be allowed to edit, as on the other edit routes
+    /// (401 without a valid token where tokens are required, 403 for a read-only token). A
+    /// read-only server lets a session be drawn and refuses its save.
+    private func authorize(_ caller: Caller) throws {
+        switch caller {
+        case .invalidToken: throw RouteError(401, "the token is not valid", headers: [("WWW-Authenticate", "Bearer")])
+        case .anonymous(mayEdit: false): throw RouteError(401, "sketching needs a token that grants editing (Authorization: Bearer TOKEN)",
+                                                          headers: [("WWW-Authenticate", "Bearer")])
+        case .user(let name, mayEdit: false): throw RouteError(403, "the token of \(name) grants reading only")
+        default: break
+        }
+    }
+
+    // MARK: Starting
+
+    private func create(_ request: HTTPRequest, dataset: Dataset) throws -> HTTPResponse {
+        let body = try Self.body(request)
+        guard case .string(let tableName)? = body["table"] else { throw RouteError(400, "the body needs \"table\": the feature table to sketch for") }
+        var mode = ServedSketch.Mode.reticle
+        if let value = body["tool"] {
+            guard case .string(let name) = value, let given = ServedSketch.Mode(rawValue: name) else {
+                throw RouteError(400, "\"tool\" must be \"reticle\" or \"vertex\", not \(value.jsonText)")
+            }
+            mode = given
+        }
+        var fid: Int64?
+        if let value = body["fid"], value != .null {
+            guard let given = value.integerValue else { throw RouteError(400, "\"fid\" must be a whole number, not \(value.jsonText)") }
+            fid = given
+        }
+        var givenType: SketchGeometryType?
+        if let value = body["type"], value != .null {
+            guard case .string(let name) = value, let type = SketchGeometryType(rawValue: name) else {
+                throw RouteError(400, "\"type\" must be point, multipoint, polyline or polygon, not \(value.jsonText)")
+            }
+            givenType = type
+        }
+        let (table, geometry, metresPerUnit, extent) = try dataset.read { package -> (FeatureTable, Geometry?, Double, Envelope?) in
+            let table: FeatureTable
+            do {
+                table = try package.featureTable(tableName)
+            } catch StoreError.unknownTable {
+                throw RouteError(404, "there is no feature table \(tableName)")
+            }
+            if try package.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
+                throw RouteError(400, "\(table.name) is an annotation table: its rows follow their features and are not sketched")
+            }
+            let srs = try package.spatialReferenceSystem(table.srsID)
+            let unit = srs?.metresPerUnitFromDefinition ?? (srs?.definition.hasPrefix("GEOGCS[") == true ? MapViewport.metresPerDegree : 1)
+            var geometry: Geometry?
+            if let fid {
+                do {
+                    geometry = try package.feature(table, fid: fid).geometry
+                } catch StoreError.unknownFeature {
+                    throw RouteError(404, "\(table.name) has no feature \(fid)")
+                }
+            }
+            let row = try package.connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
+            let values = row?.compactMap(\.doubleValue) ?? []
+            let extent = values.count == 4 ? Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3]) : nil
+            return (table, geometry, unit, extent)
+        }
+        var type = table.geometryKind.map(SketchGeometryType.init)
+        if let geometry { type = SketchGeometryType(geometry.kind) }
+        if let givenType {
+            if let type, type != givenType {
+                throw RouteError(400, "\(table.name) holds \(table.geometryTypeName) geometries: a \(givenType.rawValue) cannot be saved there")
+            }
+            type = givenType
+        }
+        guard let type else { throw RouteError(400, "\(table.name) takes any geometry type: say which in \"type\"") }
+        // Without a view: centred on the feature, else on the table's extent, at 1:1200, 800 × 600 points.
+        let box = geometry.flatMap { SketchGeometry($0).extent } ?? extent ?? Envelope(Point(x: 0, y: 0))
+        let centre = Point(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2)
+        let fallback = try MapViewport(viewpoint: Viewpoint(center: centre, scale: 1200), width: 800, height: 600, metresPerUnit: metresPerUnit)
+        let viewport = try body["view"].map { try ServedSketch.viewport($0, metresPerUnit: metresPerUnit, current: fallback) } ?? fallback
+        let sketch = try ServedSketch(table: table, fid: fid, geometry: geometry, type: type, viewport: viewport, mode: mode, owner: request.caller.userName)
+        sketch.message = fid.map { "editing \(table.name) fid \($0)" } ?? "new \(type.rawValue) for \(table.name)"
+        guard let id = sessions.add(sketch, dataset: dataset) else {
+            throw RouteError(503, "\(sessions.limit) sketch sessions are open, the most this server keeps: save or cancel one, or wait for one to idle out",
+                             headers: [("Retry-After", "60")])
+        }
+        var response = Self.state(sketch, id: id, status: 201)
+        response.headers.append(("Location", Self.prefix + "/" + id))
+        return response
+    }
+
+    // MARK: Saving
+
+    private func save(_ sketch: ServedSketch, body: [String: JSONInput], request: HTTPRequest, dataset: Dataset) throws -> (HTTPResponse, ends: Bool) {
+        var values: [FieldAssignment] = []
+        if let given = body["values"], given != .null {
+            guard let members = given.objectMembers else { throw RouteError(400, "\"values\" must be an object of field names and values") }
+            for (field, value) in members.sorted(by: { $0.key < $1.key }) {
+                do {
+                    values.append(FieldAssignment(field: field, text: try OGCFeatureInput.text(value, field: field)))
+                } catch let error as OGCException {
+                    throw RouteError(400, error.description)
+                }
+            }
+        }
+        if dataset.readOnly { throw RouteError(403, "the server is read-only (annolink serve --read-only): the sketch cannot be saved") }
+        if sketch.fid == nil, let column = sketch.table.columns.first(where: { $0.name.lowercased() == "globalid" && $0.affinity == .text }),
+           !values.contains(where: { $0.field.lowercased() == column.name.lowercased() }) {
+            // A new feature gets its GlobalID from the server, as through applyEdits.
+            values.append(FieldAssignment(field: column.name, text: "{\(UUID().uuidString.uppercased())}"))
+        }
+        let edit = try sketch.saveEdit(values: values)
+        let (result, warnings) = try dataset.write(user: request.caller.userName) { service in
+            (try edit(service), service.annotation.warnings)
+        }
+        struct Saved: Encodable {
+            var saved = true
+            var result: EditResult
+            var warnings: [String]
+        }
+        return (try .json(Saved(result: result, warnings: warnings)), ends: true)
+    }
+
+    // MARK: Answers
+
+    static func state(_ sketch: ServedSketch, id: String, status: Int = 200) -> HTTPResponse {
+        var response = HTTPResponse(status: status, contentType: "application/json", body: Array(sketch.state(id: id).utf8))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    static func json(status: Int, _ body: (inout JSONWriter) throws -> Void) rethrows -> HTTPResponse {
+        var json = JSONWriter()
+        try json.object(body)
+        return HTTPResponse(status: status, contentType: "application/json", body: Array(json.output.utf8))
+    }
+
+    /// The request body as a JSON object.
+    static func body(_ request: HTTPRequest) throws -> [String: JSONInput] {
+        guard let members = (try? JSONInput(parsing: request.body))?.objectMembers else {
+            throw RouteError(400, "the body must be a JSON object")
+        }
+        return members
+    }
+
+    /// A refusal answered as a problem document.
+    struct RouteError: Error {
+        var status: Int
+        var detail: String
+        var headers: [(String, String)] = []
+
+        init(_ status: Int, _ detail: String, headers: [(String, String)] = []) {
+            self.status = status
+            self.detail = detail
+            self.headers = headers
+        }
+
+        var response: HTTPResponse {
+            var response = HTTPResponse.problem(status: status, detail: detail)
+            for (name, value) in headers { response.headers.append((name, value)) }
+            return response
+        }
+    }
+
+    /// The answer to an error thrown by the editor, the store or the edit service.
+    static func refusal(for error: any Error) -> RouteError {
+        switch error {
+        case let e as ServedSketch.BadAction: return RouteError(400, e.description)
+        case let e as ServedSketch.Refusal: return RouteError(409, e.description)
+        case let e as SketchError: return RouteError(409, e.description)
+        case ServiceError.readOnly: return RouteError(403, "the server is read-only (annolink serve --read-only): the sketch cannot be saved")
+        case let e as ServiceError: return RouteError(503, e.description)
+        case let e as EditError: return RouteError(409, e.description)
+        case let e as GeometryValidationError: return RouteError(409, e.description)
+        case let e as StoreError: return RouteError(409, "\(e)")
+        case let e as SQLiteError where e.resultCode == .constraint: return RouteError(409, "the values break a rule of the table: \(e.message)")
+        case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
+            return RouteError(503, "the file is busy; try again", headers: [("Retry-After", "1")])
+        default: return RouteError(500, "\(error)")
+        }
+    }
+}
