@@ -1,11 +1,348 @@
 extension MapPageModule {
-    /// The reticle and vertex tools over a sketch session on the server (docs/editor.md).
+    /// The reticle and vertex tools over a sketch session on the server (docs/editor.md,
+    /// "Sketching"; the routes are `SketchRoutes`). Every gesture is an action of the session,
+    /// which runs Swift's `GeometryEditor`; the page draws the state each answer carries and
+    /// holds no editing rule of its own.
     static let sketch = MapPageModule(path: "/editor-sketch.js", script: ##"""
     'use strict';
-    // annolink map editor: The reticle and vertex tools over a sketch session on the server. docs/editor.md.
+    // annolink map editor: the reticle and vertex tools. Every gesture is an action of a sketch
+    // session on the server (/sketch/sessions, Swift's GeometryEditor, as `annolink sketch`);
+    // the page draws the state each answer carries: the geometry, the selected, hovered and
+    // picked-up elements, the button's label. No editing rule lives here. docs/editor.md.
     document.addEventListener('annolink:ready', event => {
       const annolink = event.detail;
+      const map = annolink.map;
+      const SESSIONS = '/sketch/sessions';
+      const TYPES = { point: 'esriGeometryPoint', multipoint: 'esriGeometryMultipoint', polyline: 'esriGeometryPolyline', polygon: 'esriGeometryPolygon' };
+      let session = null;          // the server's last answer while a session is open
+      let queue = Promise.resolve();
+      let pending = 0, answers = 0;
+      let picking = false;         // "Edit shape" waits for the tap on a feature
+      let draggedAt = 0;           // when a vertex drag ended: the click that follows is not a tap
+      let inertia = map.options.inertia;
+
+      function element(tag, props, text) {
+        const e = document.createElement(tag);
+        Object.assign(e, props || {});
+        if (text !== undefined) e.textContent = text;
+        return e;
+      }
+      function button(id, text, title) {
+        const b = element('button', { type: 'button', id: id, title: title || text }, text);
+        return b;
+      }
+
+      // The toolbar: a layer and New point / line / polygon, Edit shape; while a session is open,
+      // the tool switch, the reticle's one button, Delete vertex, Undo, Redo, Save, Cancel.
+      const panel = element('div', { id: 'sketch' });
+      panel.setAttribute('role', 'group');
+      panel.setAttribute('aria-label', 'sketch');
+      const layerSelect = element('select', { id: 'sketch-layer' });
+      layerSelect.setAttribute('aria-label', 'layer to sketch in');
+      for (const layer of annolink.featureLayers) {
+        const option = element('option', { value: layer.name }, layer.name);
+        option.dataset.geometryType = layer.geometryType;
+        layerSelect.append(option);
+      }
+      const startRow = element('div', { className: 'sketch-row' });
+      const newButtons = ['point', 'polyline', 'polygon'].map(type =>
+        button('sketch-new-' + type, 'New ' + (type === 'polyline' ? 'line' : type), 'Draw a new ' + type + ' in the chosen layer'));
+      newButtons.forEach((b, i) => { b.onclick = () => begin({ type: ['point', 'polyline', 'polygon'][i] }); });
+      const editButton = button('sketch-edit', 'Edit shape', 'Tap a feature to reshape it');
+      editButton.onclick = () => {
+        picking = !picking;
+        editButton.setAttribute('aria-pressed', String(picking));
+        annolink.message(picking ? 'tap the feature whose shape to edit' : '');
+      };
+      startRow.append(layerSelect, ...newButtons, editButton);
+      const editRow = element('div', { className: 'sketch-row', hidden: true });
+      const reticleTool = button('sketch-tool-reticle', 'Reticle', 'Reticle tool: move the map under the crosshair');
+      const vertexTool = button('sketch-tool-vertex', 'Vertex', 'Vertex tool: tap to select, drag vertices and mid-vertices');
+      reticleTool.onclick = () => act({ action: 'tool', tool: 'reticle' });
+      vertexTool.onclick = () => act({ action: 'tool', tool: 'vertex' });
+      const mainButton = button('sketch-button', 'Insert point', 'The reticle button: its label says what it does');
+      mainButton.onclick = () => act({ action: 'button' });
+      const deleteButton = button('sketch-delete', 'Delete vertex', 'Delete the selected vertex');
+      deleteButton.onclick = () => act({ action: 'delete' });
+      const undoButton = button('sketch-undo', 'Undo');
+      undoButton.onclick = () => act({ action: 'undo' });
+      const redoButton = button('sketch-redo', 'Redo');
+      redoButton.onclick = () => act({ action: 'redo' });
+      const saveButton = button('sketch-save', 'Save', 'Write the sketch to the file (one edit, undoable with annolink undo)');
+      saveButton.onclick = () => save();
+      const cancelButton = button('sketch-cancel', 'Cancel', 'End the sketch without writing');
+      cancelButton.onclick = () => cancel();
+      const status = element('div', { id: 'sketch-status' });
+      status.setAttribute('aria-live', 'polite');
+      editRow.append(reticleTool, vertexTool, mainButton, deleteButton, undoButton, redoButton, saveButton, cancelButton, status);
+      panel.append(startRow, editRow);
+      annolink.tools.append(panel);
+
+      // The crosshair, fixed at the centre of the map: the map moves under it.
+      const reticle = element('div', { id: 'sketch-reticle', hidden: true });
+      map.getContainer().append(reticle);
+
+      // The sketch, drawn in a pane of its own above the features and the annotation.
+      map.createPane('sketch').style.zIndex = 620;
+      const renderer = L.svg({ pane: 'sketch' });
+      const drawing = L.layerGroup().addTo(map);
+
+      // What the map shows, as the server's MapViewport takes it: the centre, the scale 1:N (a
+      // CSS pixel is 1/96 inch) and the size in CSS pixels.
+      function view() {
+        const c = map.getCenter(), size = map.getSize();
+        return { center: [c.lng, c.lat], scale: Math.pow(2, -map.getZoom()) * annolink.metresPerUnit / 0.0254 * 96,
+          width: size.x, height: size.y };
+      }
+
+      // One request to the sketch routes, in order after the ones before it.
+      function request(method, path, body) {
+        const run = async () => {
+          document.body.dataset.sketchPending = String(++pending);
+          try {
+            const init = { method: method, headers: { 'Content-Type': 'application/json' } };
+            if (body) init.body = JSON.stringify(typeof body === 'function' ? body() : body);
+            const response = await fetch(SESSIONS + path, init);
+            const text = await response.text();
+            let json = null;
+            try { json = JSON.parse(text); } catch (e) { /* reported below */ }
+            if (!response.ok) {
+              const error = new Error((json && json.detail) || ('HTTP ' + response.status + ': ' + text.slice(0, 200)));
+              error.status = response.status;
+              throw error;
+            }
+            if (!json) throw new Error('the server answered no JSON: ' + text.slice(0, 200));
+            return json;
+          } finally {
+            document.body.dataset.sketchPending = String(--pending);
+          }
+        };
+        const result = queue.then(run, run);
+        queue = result.catch(() => {});
+        return result;
+      }
+
+      function report(error, quiet) {
+        if (quiet && error.status === 409) annolink.message(error.message);
+        else annolink.showError('sketch: ' + error.message);
+      }
+
+      async function begin(options) {
+        if (session) { annolink.showError('sketch: a sketch is open: save or cancel it first'); return; }
+        picking = false;
+        editButton.setAttribute('aria-pressed', 'false');
+        const body = Object.assign({ table: options.table || layerSelect.value, tool: 'reticle' }, options);
+        try {
+          show(await request('POST', '', () => Object.assign(body, { view: view() })));
+        } catch (error) { report(error); }
+      }
+
+      // An action of the open session; the map's view goes with it, so the server's reticle is
+      // the centre of what the page shows.
+      async function act(body, quiet) {
+        if (!session) return;
+        const id = session.id;
+        try {
+          show(await request('POST', '/' + id + '/actions', () => Object.assign({ view: view() }, body)));
+        } catch (error) {
+          if (error.status === 404) end();
+          report(error, quiet);
+        }
+      }
+
+      async function save() {
+        if (!session) return;
+        try {
+          const answer = await request('POST', '/' + session.id + '/save', {});
+          const r = answer.result;
+          end();
+          annolink.message('saved: ' + (r.edit === 'add' ? 'added ' : 'reshaped ') + r.table + ' ' + r.fid +
+            (r.journalEntry ? ' (journal entry ' + r.journalEntry + ')' : ''));
+          document.body.dataset.sketchSaved = JSON.stringify(r);
+          await annolink.refresh();
+        } catch (error) {
+          if (error.status === 404) end();
+          report(error);
+        }
+      }
+
+      async function cancel() {
+        if (!session) return;
+        const id = session.id;
+        try {
+          await request('DELETE', '/' + id);
+          annolink.message('sketch cancelled; nothing was written');
+        } catch (error) {
+          if (error.status !== 404) report(error);
+        }
+        end();
+      }
+
+      function end() {
+        session = null;
+        drawing.clearLayers();
+        reticle.hidden = true;
+        editRow.hidden = true;
+        startRow.hidden = false;
+        map.options.inertia = inertia;
+        document.body.dataset.sketchTool = '';
+      }
+
+      // Draws a state the server answered.
+      function show(state) {
+        session = state;
+        answers += 1;
+        const reticleMode = state.tool === 'reticle';
+        startRow.hidden = true;
+        editRow.hidden = false;
+        reticle.hidden = !reticleMode;
+        // Placing with the reticle wants the map to stop where the hand leaves it.
+        map.options.inertia = reticleMode ? false : inertia;
+        reticle.classList.toggle('hovering', !!state.hovered && (state.hovered.kind === 'vertex' || state.hovered.kind === 'midVertex'));
+        reticle.classList.toggle('carrying', !!state.pickedUp);
+        reticleTool.setAttribute('aria-pressed', String(reticleMode));
+        vertexTool.setAttribute('aria-pressed', String(!reticleMode));
+        mainButton.hidden = !reticleMode;
+        mainButton.textContent = state.button || '';
+        deleteButton.disabled = !(state.selected && state.selected.canBeDeleted);
+        undoButton.disabled = !state.canUndo;
+        redoButton.disabled = !state.canRedo;
+        saveButton.disabled = !state.valid || !!state.pickedUp;
+        const count = state.parts.reduce((n, p) => n + p.length, 0);
+        status.textContent = state.type + ' (' + (state.fid === null ? 'new in ' + state.table : state.table + ' ' + state.fid) + '), ' +
+          count + (count === 1 ? ' vertex' : ' vertices') +
+          ' · selected: ' + (state.selected ? state.selected.description : 'none') +
+          ' · hovered: ' + (state.hovered ? state.hovered.description : 'none') +
+          ' · picked up: ' + (state.pickedUp ? state.pickedUp.description : 'none');
+        if (state.message) annolink.message(state.message);
+        // The server moved the view (a tap in the reticle tool centres on the vertex): follow it.
+        const c = map.getCenter();
+        if (state.view.center[0] !== c.lng || state.view.center[1] !== c.lat) {
+          map.setView([state.view.center[1], state.view.center[0]], map.getZoom(), { animate: false });
+        }
+        draw(state);
+        document.body.dataset.sketchTool = state.tool;
+        document.body.dataset.sketchVersion = String(answers);
+      }
+
+      // Whether the element `a` the server named is the one `b` (kind and indices) describes.
+      function same(a, b) { return !!a && Object.keys(b).every(k => a[k] === b[k]); }
+
+      function draw(state) {
+        drawing.clearLayers();
+        const latlngs = part => part.map(p => [p[1], p[0]]);
+        // The outline: the drop preview while something is picked up, else the geometry.
+        const parts = state.preview || state.parts;
+        const line = { renderer: renderer, color: '#c30', weight: 2, interactive: false };
+        if (state.type === 'polyline') parts.forEach(p => drawing.addLayer(L.polyline(latlngs(p), line)));
+        if (state.type === 'polygon') parts.forEach(p => drawing.addLayer(L.polygon(latlngs(p), Object.assign({ fillOpacity: 0.08 }, line))));
+        const vertexMode = state.tool === 'vertex';
+        const marker = (point, kind, attributes, grow) => {
+          const mid = kind === 'midVertex';
+          const selected = same(state.selected, attributes);
+          const m = L.circleMarker([point[1], point[0]], { renderer: renderer, radius: (mid ? 3.5 : 5) * (grow ? 1.6 : 1),
+            color: mid ? '#777' : '#c30', weight: 1.5, fillColor: selected ? '#c30' : '#fff', fillOpacity: 1, interactive: vertexMode });
+          drawing.addLayer(m);
+          const path = m.getElement();
+          if (path) {
+            path.classList.add('sketch-' + kind);
+            if (selected) path.classList.add('sketch-selected');
+            if (grow) path.classList.add('sketch-hovered');
+            path.dataset.part = attributes.part;
+            path.dataset[mid ? 'segment' : 'vertex'] = mid ? attributes.segment : attributes.vertex;
+          }
+          if (vertexMode) m.on('mousedown', startDrag);
+          return m;
+        };
+        state.midVertices.forEach(m => marker(m.point, 'midVertex', { kind: 'midVertex', part: m.part, segment: m.segment },
+          same(state.hovered, { kind: 'midVertex', part: m.part, segment: m.segment })));
+        state.parts.forEach((part, p) => part.forEach((point, v) => {
+          const attributes = { kind: 'vertex', part: p, vertex: v };
+          if (!same(state.pickedUp, attributes)) marker(point, 'vertex', attributes, same(state.hovered, attributes));
+        }));
+      }
+
+      // Vertex tool: a drag from a vertex or mid-vertex is the tool's drag, from where the button
+      // went down to where it came up, in the map's screen points; a press without a move is a tap.
+      function startDrag(e) {
+        if (!session || session.tool !== 'vertex') return;
+        L.DomEvent.stop(e.originalEvent);
+        const from = map.mouseEventToContainerPoint(e.originalEvent);
+        const marker = e.target;
+        map.dragging.disable();
+        const move = ev => marker.setLatLng(map.mouseEventToLatLng(ev));
+        const up = ev => {
+          document.removeEventListener('mousemove', move);
+          document.removeEventListener('mouseup', up);
+          map.dragging.enable();
+          const to = map.mouseEventToContainerPoint(ev);
+          if (from.distanceTo(to) < 3) return;   // the click that follows is the tap
+          draggedAt = Date.now();
+          act({ action: 'drag', from: [from.x, from.y], to: [to.x, to.y] });
+        };
+        document.addEventListener('mousemove', move);
+        document.addEventListener('mouseup', up);
+      }
+
+      // Taps: "Edit shape" takes the feature under the finger; while sketching every tap is the
+      // session's (the vertex tool's tap, or the reticle tool's select-and-centre).
+      annolink.tapHandlers.push(async e => {
+        if (picking) {
+          picking = false;
+          editButton.setAttribute('aria-pressed', 'false');
+          const hit = await featureAt(e.latlng);
+          if (!hit) { annolink.message('no feature within 10 pixels of the tap'); return true; }
+          await begin({ table: hit.layer.name, fid: hit.fid, type: undefined });
+          return true;
+        }
+        if (!session) return false;
+        if (Date.now() - draggedAt < 500) return true;
+        const p = e.containerPoint;
+        await act({ action: 'tap', at: [p.x, p.y] }, true);
+        return true;
+      });
+
+      // The feature under a tap: points first, then lines, then polygons, as the popup's tap.
+      async function featureAt(latlng) {
+        const tolerance = 10 / Math.pow(2, map.getZoom());
+        for (const layer of annolink.featureLayers) {
+          const found = await annolink.get('/' + layer.id + '/query', { where: '1=1', geometry: latlng.lng + ',' + latlng.lat,
+            geometryType: 'esriGeometryPoint', spatialRel: 'esriSpatialRelIntersects', distance: String(tolerance),
+            outFields: layer.objectIdField, returnGeometry: 'false' });
+          if (found.features.length) return { layer: layer, fid: found.features[0].attributes[layer.objectIdField] };
+        }
+        return null;
+      }
+
+      // The reticle's hover follows the map: each view it comes to rest on is sent.
+      map.on('moveend', () => { if (session) act({ action: 'view' }, true); });
+      map.on('resize', () => { if (session) act({ action: 'view' }, true); });
+      document.addEventListener('keydown', ev => {
+        if (ev.key === 'Escape' && session && session.pickedUp) act({ action: 'cancel' });
+      });
+
+      // For the console and the browser tests.
+      window.annolinkSketch = { get state() { return session; }, act: act, begin: begin, save: save, cancel: cancel, types: TYPES };
     });
     """##, style: ##"""
+    #sketch { display: flex; flex-direction: column; gap: 4px; align-items: flex-end; }
+    #sketch .sketch-row { display: flex; flex-wrap: wrap; gap: 4px; justify-content: flex-end; max-width: 560px; background: rgba(255,255,255,0.9);
+      padding: 4px; border: 1px solid #ccc; }
+    #sketch .sketch-row[hidden] { display: none; }
+    #sketch button, #sketch select { font: inherit; }
+    #sketch button[aria-pressed="true"] { background: #c30; color: #fff; border-color: #a20; }
+    #sketch-button { font-weight: bold; min-width: 8em; }
+    #sketch-status { flex-basis: 100%; text-align: right; color: #333; }
+    #sketch-reticle { position: absolute; left: 50%; top: 50%; width: 32px; height: 32px; margin: -16px 0 0 -16px; z-index: 650;
+      pointer-events: none; }
+    #sketch-reticle[hidden] { display: none; }
+    #sketch-reticle::before, #sketch-reticle::after { content: ""; position: absolute; background: #c30; }
+    #sketch-reticle::before { left: 15px; top: 0; width: 2px; height: 32px; }
+    #sketch-reticle::after { top: 15px; left: 0; height: 2px; width: 32px; }
+    #sketch-reticle.hovering { width: 44px; height: 44px; margin: -22px 0 0 -22px; border: 2px solid #c30; border-radius: 50%; box-sizing: border-box; }
+    #sketch-reticle.hovering::before { left: 19px; height: 40px; }
+    #sketch-reticle.hovering::after { top: 19px; width: 40px; }
+    #sketch-reticle.carrying { background: radial-gradient(circle, #c30 0, #c30 5px, transparent 6px); }
+    .leaflet-sketch-pane path.sketch-vertex, .leaflet-sketch-pane path.sketch-midVertex { cursor: move; }
     """##)
 }

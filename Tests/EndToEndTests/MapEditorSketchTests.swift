@@ -1,0 +1,180 @@
+import AnnoLinkTestSupport
+import Foundation
+import Testing
+
+/// The map editor's reticle and vertex tools (docs/editor.md, "Sketching") in a real browser:
+/// Debian's headless Chromium driven by Selenium against a real `annolink serve` on the Loudoun
+/// import. The geometry the browser saves is compared, byte for byte, with what
+/// `annolink sketch` saves for the same presses on a copy of the file.
+@Suite("Map editor sketch tools in a browser", .serialized)
+struct MapEditorSketchTests {
+    /// The geometry-editor sample's reticle workflow, pressed in the page: a new polyline, three
+    /// points inserted by dragging the map under the reticle, the middle one picked up and
+    /// dropped, undo, redo, save. Prints what it saw as JSON. Arguments: the server's URL and
+    /// the map point to start at.
+    static let script = #"""
+    import json, math, sys, time
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, x0, y0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    options = webdriver.ChromeOptions()
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
+        options.add_argument(a)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    out = {"presses": [], "labels": [], "feedback": []}
+    def body(name):
+        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
+    def version():
+        return int(body("data-sketch-version") or 0)
+    def idle():
+        return body("data-sketch-pending") in (None, "0") and body("data-pending") in (None, "0")
+    def answered(action):
+        # Runs `action`, then waits for the session's answer to it and for every request to end.
+        WebDriverWait(d, 20).until(lambda d: idle())
+        seen = version()
+        action()
+        WebDriverWait(d, 20).until(lambda d: version() > seen and idle())
+        time.sleep(0.2)
+        WebDriverWait(d, 20).until(lambda d: idle())
+    def state():
+        return d.execute_script("return annolinkSketch.state")
+    def press():
+        # The reticle button: what its label said, and the view the press was made in.
+        label = d.find_element(By.ID, "sketch-button").text
+        reticle = d.find_element(By.ID, "sketch-reticle").get_attribute("class")
+        answered(lambda: d.find_element(By.ID, "sketch-button").click())
+        s = state()
+        out["presses"].append({"label": label, "reticleClass": reticle, "center": s["view"]["center"], "scale": s["view"]["scale"],
+                               "width": s["view"]["width"], "height": s["view"]["height"]})
+        out["labels"].append(d.find_element(By.ID, "sketch-button").text)
+    mapElement = None
+    def pan(dx, dy):
+        # Drags the map so that the reticle goes dx pixels right and dy down over it.
+        # In steps with pauses, as a hand moves: Leaflet draws a drag's moves on animation frames.
+        def drag():
+            chain = ActionChains(d).move_to_element(mapElement).click_and_hold().pause(0.1)
+            for _ in range(4):
+                chain = chain.move_by_offset(-dx / 4, -dy / 4).pause(0.1)
+            chain.pause(0.2).release().perform()
+        answered(drag)
+    try:
+        wait = WebDriverWait(d, 30)
+        d.get(base + "/")
+        wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
+        mapElement = d.find_element(By.ID, "map")
+        zoom = -math.log2(1200 * 0.0254 / 96 / (1200 / 3937))
+        seen = int(body("data-views") or 0)
+        d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (y0, x0, zoom))
+        wait.until(lambda d: int(body("data-views") or 0) > seen and idle())
+        from selenium.webdriver.support.ui import Select
+        Select(d.find_element(By.ID, "sketch-layer")).select_by_value("ParcelLines_1")
+        answered(lambda: d.find_element(By.ID, "sketch-new-polyline").click())
+        out["start"] = state()
+        press()            # Insert point
+        pan(100, 0)
+        press()            # Insert point
+        pan(0, 100)
+        press()            # Insert point
+        pan(0, -100)       # back over the middle vertex
+        out["hoverFeedback"] = {"label": d.find_element(By.ID, "sketch-button").text,
+                                "reticle": d.find_element(By.ID, "sketch-reticle").get_attribute("class"),
+                                "hovered": d.execute_script("return [...document.querySelectorAll('path.sketch-hovered')].map(p => p.getAttribute('class'))")}
+        press()            # Pick up point
+        out["carrying"] = {"reticle": d.find_element(By.ID, "sketch-reticle").get_attribute("class"), "pickedUp": state()["pickedUp"]}
+        pan(30, 30)
+        out["preview"] = state()["preview"]
+        press()            # Drop point
+        out["afterDrop"] = state()["parts"]
+        answered(lambda: d.find_element(By.ID, "sketch-undo").click())
+        out["afterUndo"] = {"parts": state()["parts"], "canRedo": state()["canRedo"], "redoEnabled": d.find_element(By.ID, "sketch-redo").is_enabled()}
+        answered(lambda: d.find_element(By.ID, "sketch-redo").click())
+        out["afterRedo"] = {"parts": state()["parts"], "canRedo": state()["canRedo"]}
+        d.find_element(By.ID, "sketch-save").click()
+        wait.until(lambda d: body("data-sketch-saved"))
+        wait.until(lambda d: idle())
+        out["saved"] = json.loads(body("data-sketch-saved"))
+        out["message"] = d.find_element(By.ID, "message").text
+        out["errors"] = d.find_element(By.ID, "errors").text
+        out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
+    finally:
+        d.quit()
+    print(json.dumps(out))
+    """#
+
+    @Test("the reticle workflow: new line, three points by panning, pick up and drop the middle one, undo, redo, save — as annolink sketch saves it")
+    func reticleWorkflow() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        // The same file for the command line, copied before the server opens it.
+        let copy = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("cli.gpkg").path
+        try Harness.copyDatabase(path, to: copy)
+        let server = try ServeProcess(file: path, arguments: ["--quiet"])
+        defer { _ = server.stop() }
+        let linesBefore = try Harness.sqlite(path, "SELECT count(*) FROM ParcelLines_1")
+        // An open spot north-west of the data (as SketchTests' building).
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.script, server.url, "11789200", "7057600"])
+        try #require(result.status == 0, "\(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+
+        #expect(seen["severe"] as? [String] == [], "console errors")
+        #expect(seen["errors"] as? String == "", "errors shown on the page")
+        let presses = try #require(seen["presses"] as? [[String: Any]])
+        try #require(presses.count == 5)
+        // The button said what it would do, and the reticle showed the hover and the pick-up.
+        #expect(presses.map { $0["label"] as? String } == ["Insert point", "Insert point", "Insert point", "Pick up point", "Drop point"])
+        #expect(presses[3]["reticleClass"] as? String == "hovering")
+        #expect(presses[4]["reticleClass"] as? String == "carrying")
+        let hover = try #require(seen["hoverFeedback"] as? [String: Any])
+        #expect((hover["hovered"] as? [String])?.first?.contains("sketch-vertex") == true, "the hovered vertex is drawn larger: \(hover)")
+        let carrying = try #require(seen["carrying"] as? [String: Any])
+        #expect((carrying["pickedUp"] as? [String: Any])?["description"] as? String == "vertex 1 of part 0")
+
+        // The map moved under the reticle: each insert where the drags put it.
+        let centres = presses.compactMap { $0["center"] as? [Double] }
+        let feetPerPixel = 1200 * 0.0254 / 96 / (1200.0 / 3937.0)
+        #expect(centres[1][0] - centres[0][0] > 50 * feetPerPixel, "\(centres)")
+        #expect(centres[1][1] - centres[2][1] > 50 * feetPerPixel, "\(centres)")
+        #expect(hypot(centres[3][0] - centres[1][0], centres[3][1] - centres[1][1]) < 5 * feetPerPixel, "back over the middle vertex")
+        let dropped = try #require(seen["afterDrop"] as? [[[Double]]])
+        #expect(dropped[0].count == 3 && dropped[0][1] == centres[4] && dropped[0][0] == centres[0] && dropped[0][2] == centres[2])
+        let undone = try #require(seen["afterUndo"] as? [String: Any])
+        #expect((undone["parts"] as? [[[Double]]])?[0][1] == centres[3], "undo put the middle vertex back")
+        #expect(undone["redoEnabled"] as? Bool == true)
+        #expect((seen["afterRedo"] as? [String: Any])?["parts"] as? [[[Double]]] == dropped)
+
+        // Saved through the edit service: one feature, one journal entry, its length label made.
+        let saved = try #require(seen["saved"] as? [String: Any])
+        let fid = try #require(saved["fid"] as? Int)
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLines_1") == String(Int(linesBefore)! + 1))
+        #expect(try Harness.sqlite(path, "SELECT command FROM annolink_journal") == "serve sketch save")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)") == "1")
+        #expect((seen["message"] as? String)?.hasPrefix("saved: added ParcelLines_1 \(fid)") == true)
+
+        // The same presses through `annolink sketch`: each `button` in the view the page pressed in.
+        let size = "\(Int(presses[0]["width"] as? Double ?? 0)),\(Int(presses[0]["height"] as? Double ?? 0))"
+        var lines = ["new ParcelLines_1"]
+        for press in presses {
+            let centre = try #require(press["center"] as? [Double]), scale = try #require(press["scale"] as? Double)
+            lines += ["view \(centre[0]),\(centre[1]) \(scale)", "button"]
+        }
+        lines += ["undo", "redo", "save GlobalID={00000000-0000-0000-0000-0000000000AB}", "quit"]
+        let scriptFile = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("workflow.sketch").path
+        try lines.joined(separator: "\n").write(toFile: scriptFile, atomically: true, encoding: .utf8)
+        let cli = try Harness.annolink("sketch", copy, "--size", size, "--script", scriptFile)
+        try #require(cli.status == 0, "\(cli.stderr)")
+        let cliLabels = cli.stdout.split(separator: "\n").compactMap { line in
+            ["Insert point", "Pick up point", "Drop point"].first { line.hasPrefix($0 + ":") }
+        }
+        #expect(cliLabels == presses.compactMap { $0["label"] as? String }, "the CLI's button said the same")
+        let browserBytes = try Harness.sqlite(path, "SELECT hex(geom) FROM ParcelLines_1 WHERE fid = \(fid)")
+        let cliBytes = try Harness.sqlite(copy, "SELECT hex(geom) FROM ParcelLines_1 WHERE fid = (SELECT max(fid) FROM ParcelLines_1)")
+        #expect(!browserBytes.isEmpty && browserBytes == cliBytes, "browser \(browserBytes) vs CLI \(cliBytes)")
+        #expect(try Harness.sqlite(path, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)")
+            == Harness.sqlite(copy, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = (SELECT max(fid) FROM ParcelLines_1)"))
+    }
+}
