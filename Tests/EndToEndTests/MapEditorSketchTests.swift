@@ -51,7 +51,9 @@ struct MapEditorSketchTests {
         answered(lambda: d.find_element(By.ID, "sketch-button").click())
         s = state()
         out["presses"].append({"label": label, "reticleClass": reticle, "center": s["view"]["center"], "scale": s["view"]["scale"],
-                               "width": s["view"]["width"], "height": s["view"]["height"]})
+                               "width": s["view"]["width"], "height": s["view"]["height"],
+                               # The view as `annolink sketch` takes it, each number in Python's shortest exact form.
+                               "command": "view %r,%r %r" % (float(s["view"]["center"][0]), float(s["view"]["center"][1]), float(s["view"]["scale"]))})
         out["labels"].append(d.find_element(By.ID, "sketch-button").text)
     mapElement = None
     def pan(dx, dy):
@@ -158,10 +160,7 @@ struct MapEditorSketchTests {
         // The same presses through `annolink sketch`: each `button` in the view the page pressed in.
         let size = "\(Int(presses[0]["width"] as? Double ?? 0)),\(Int(presses[0]["height"] as? Double ?? 0))"
         var lines = ["new ParcelLines_1"]
-        for press in presses {
-            let centre = try #require(press["center"] as? [Double]), scale = try #require(press["scale"] as? Double)
-            lines += ["view \(centre[0]),\(centre[1]) \(scale)", "button"]
-        }
+        for press in presses { lines += [try #require(press["command"] as? String), "button"] }
         lines += ["undo", "redo", "save GlobalID={00000000-0000-0000-0000-0000000000AB}", "quit"]
         let scriptFile = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("workflow.sketch").path
         try lines.joined(separator: "\n").write(toFile: scriptFile, atomically: true, encoding: .utf8)
