@@ -176,4 +176,146 @@ struct MapEditorSketchTests {
         #expect(try Harness.sqlite(path, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)")
             == Harness.sqlite(copy, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = (SELECT max(fid) FROM ParcelLines_1)"))
     }
+
+    /// The vertex tool in the page: Edit shape on a two-point parcel line, a tap on it, the
+    /// Vertex tool, its end dragged, its mid-vertex dragged out, Delete vertex, Undo, Save.
+    /// Argument: the server's URL.
+    static let vertexScript = #"""
+    import json, math, sys, time, urllib.request
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base = sys.argv[1]
+    service = base + "/arcgis/rest/services/loudoun/FeatureServer"
+    def get(url):
+        with urllib.request.urlopen(url) as r:
+            return json.load(r)
+    options = webdriver.ChromeOptions()
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
+        options.add_argument(a)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    out = {}
+    def body(name):
+        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
+    def version():
+        return int(body("data-sketch-version") or 0)
+    def idle():
+        return body("data-sketch-pending") in (None, "0") and body("data-pending") in (None, "0")
+    def answered(action):
+        WebDriverWait(d, 20).until(lambda d: idle())
+        seen = version()
+        action()
+        WebDriverWait(d, 20).until(lambda d: version() > seen and idle())
+        time.sleep(0.2)
+        WebDriverWait(d, 20).until(lambda d: idle())
+    def state():
+        return d.execute_script("return annolinkSketch.state")
+    def drag(selector, dx, dy):
+        # Presses on a drawn vertex and moves in steps with pauses, as a hand does.
+        target = d.find_element(By.CSS_SELECTOR, selector)
+        def act():
+            chain = ActionChains(d).move_to_element(target).click_and_hold().pause(0.1)
+            for _ in range(4):
+                chain = chain.move_by_offset(dx / 4, dy / 4).pause(0.1)
+            chain.pause(0.2).release().perform()
+        answered(act)
+    try:
+        wait = WebDriverWait(d, 30)
+        d.get(base + "/")
+        wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
+        # A two-point parcel line with a length label, with no other point or line within 15 ft of its middle.
+        kinds = {l["id"]: l["geometryType"] for l in get(service + "?f=json")["layers"]}
+        def alone(x, y):
+            return sum(get(service + "/%d/query?geometry=%r,%r&geometryType=esriGeometryPoint&distance=15&returnCountOnly=true&f=json" % (i, x, y))["count"]
+                       for i, k in kinds.items() if k in ("esriGeometryPoint", "esriGeometryPolyline") and i < 6) == 1
+        labelled = {f["attributes"]["FeatureID"] for f in get(service + "/7/query?where=1%3D1&outFields=FeatureID&returnGeometry=false&f=json")["features"]}
+        for f in get(service + "/5/query?where=1%3D1&outFields=fid&orderByFields=fid&returnGeometry=true&f=json")["features"]:
+            path = f["geometry"]["paths"][0]
+            m = [(path[0][0] + path[1][0]) / 2, (path[0][1] + path[1][1]) / 2]
+            if len(f["geometry"]["paths"]) == 1 and len(path) == 2 and f["attributes"]["fid"] in labelled and alone(*m):
+                out["fid"], out["path"] = f["attributes"]["fid"], path
+                break
+        zoom = -math.log2(1200 * 0.0254 / 96 / (1200 / 3937))
+        seen = int(body("data-views") or 0)
+        d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (m[1], m[0], zoom))
+        wait.until(lambda d: int(body("data-views") or 0) > seen and idle())
+        # Edit shape, then a tap on the line: a session on that feature.
+        d.find_element(By.ID, "sketch-edit").click()
+        answered(lambda: ActionChains(d).move_to_element(d.find_element(By.ID, "map")).click().perform())
+        s = state()
+        out["session"] = {"table": s["table"], "fid": s["fid"], "parts": s["parts"], "tool": s["tool"]}
+        answered(lambda: d.find_element(By.ID, "sketch-tool-vertex").click())
+        out["tool"] = state()["tool"]
+        out["reticleHidden"] = d.find_element(By.ID, "sketch-reticle").get_attribute("hidden")
+        # Drag the line's end 40 px right, then its mid-vertex 30 px down.
+        drag('path.sketch-vertex[data-vertex="1"]', 40, 0)
+        out["afterEndDrag"] = state()["parts"]
+        out["unitsPerPixel"] = d.execute_script("return Math.pow(2, -annolinkMap.getZoom())")
+        drag('path.sketch-midVertex[data-segment="0"]', 0, 30)
+        out["afterMidDrag"] = {"parts": state()["parts"], "selected": state()["selected"]}
+        answered(lambda: d.find_element(By.ID, "sketch-delete").click())
+        out["afterDelete"] = state()["parts"]
+        answered(lambda: d.find_element(By.ID, "sketch-undo").click())
+        out["afterUndo"] = state()["parts"]
+        d.find_element(By.ID, "sketch-save").click()
+        wait.until(lambda d: body("data-sketch-saved"))
+        wait.until(lambda d: idle())
+        out["saved"] = json.loads(body("data-sketch-saved"))
+        out["label"] = d.find_element(By.CSS_SELECTOR, 'text[data-layer="ParcelLinesAnno_1"][data-feature-id="%d"]' % out["fid"]).text
+        out["errors"] = d.find_element(By.ID, "errors").text
+        out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
+    finally:
+        d.quit()
+    print(json.dumps(out))
+    """#
+
+    @Test("the vertex tool: edit a parcel line's shape by dragging its end and a mid-vertex; delete, undo, save; the length label follows")
+    func vertexTool() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let server = try ServeProcess(file: path, arguments: ["--quiet"])
+        defer { _ = server.stop() }
+        let checkBefore = try Harness.annolink("check", path).stdout
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.vertexScript, server.url])
+        try #require(result.status == 0, "\(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(seen["severe"] as? [String] == [], "console errors")
+        #expect(seen["errors"] as? String == "", "errors shown on the page")
+        let fid = try #require(seen["fid"] as? Int)
+        let line = try #require(seen["path"] as? [[Double]])
+        let session = try #require(seen["session"] as? [String: Any])
+        #expect(session["table"] as? String == "ParcelLines_1" && session["fid"] as? Int == fid, "the tap chose the line: \(session)")
+        #expect(seen["tool"] as? String == "vertex" && seen["reticleHidden"] as? String == "true")
+        let u = try #require(seen["unitsPerPixel"] as? Double)
+        // The end went 40 px right; the mid-vertex became a vertex 30 px below the middle (within
+        // the pixels Selenium rounds the press to).
+        let end = try #require((seen["afterEndDrag"] as? [[[Double]]])?.first)
+        #expect(end.count == 2 && end[0] == line[0])
+        #expect(hypot(end[1][0] - (line[1][0] + 40 * u), end[1][1] - line[1][1]) < 2 * u, "\(end[1]) vs \(line[1])")
+        let mid = try #require(seen["afterMidDrag"] as? [String: Any])
+        let three = try #require((mid["parts"] as? [[[Double]]])?.first)
+        try #require(three.count == 3)
+        let middle = [(end[0][0] + end[1][0]) / 2, (end[0][1] + end[1][1]) / 2]
+        #expect(hypot(three[1][0] - middle[0], three[1][1] - (middle[1] - 30 * u)) < 3 * u, "\(three[1]) vs \(middle)")
+        #expect((mid["selected"] as? [String: Any])?["description"] as? String == "vertex 1 of part 0")
+        #expect((seen["afterDelete"] as? [[[Double]]])?.first?.count == 2)
+        #expect((seen["afterUndo"] as? [[[Double]]])?.first == three)
+
+        // Saved as the feature's new shape: the file holds it, its label is regenerated and drawn.
+        let saved = try #require(seen["saved"] as? [String: Any])
+        #expect(saved["edit"] as? String == "reshape" && saved["fid"] as? Int == fid)
+        let shown = try Harness.annolink("show", path, "ParcelLines_1", String(fid), "--json")
+        let geometry = (try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["geometry"] as? [String: Any]
+        #expect(geometry?["coordinates"] as? [[Double]] == three)
+        let label = try Harness.sqlite(path, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)")
+        #expect(seen["label"] as? String == label)
+        let old = ((saved["annotation"] as? [[String: Any]])?.first?["oldText"] as? String) ?? ""
+        #expect(label != old && !label.isEmpty, "the length label follows: \(old) -> \(label)")
+        #expect(try Harness.sqlite(path, "SELECT count(*) || command FROM annolink_journal") == "1serve sketch save")
+        #expect(try Harness.annolink("check", path).stdout == checkBefore)
+    }
 }
