@@ -20,7 +20,7 @@ struct MapEditorSketchTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    base, x0, y0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    base, x0, y0, shot = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     options = webdriver.ChromeOptions()
     for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
         options.add_argument(a)
@@ -91,6 +91,7 @@ struct MapEditorSketchTests {
         out["carrying"] = {"reticle": d.find_element(By.ID, "sketch-reticle").get_attribute("class"), "pickedUp": state()["pickedUp"]}
         pan(30, 30)
         out["preview"] = state()["preview"]
+        d.save_screenshot(shot)
         press()            # Drop point
         out["afterDrop"] = state()["parts"]
         answered(lambda: d.find_element(By.ID, "sketch-undo").click())
@@ -118,8 +119,9 @@ struct MapEditorSketchTests {
         let server = try ServeProcess(file: path, arguments: ["--quiet"])
         defer { _ = server.stop() }
         let linesBefore = try Harness.sqlite(path, "SELECT count(*) FROM ParcelLines_1")
-        // An open spot north-west of the data (as SketchTests' building).
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.script, server.url, "11789200", "7057600"])
+        // Where SketchTests draws its building, north-west in the data.
+        let shot = try Harness.temporaryDirectory().appendingPathComponent("editor-sketch.png").path
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.script, server.url, "11789200", "7057600", shot])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
 
@@ -175,6 +177,12 @@ struct MapEditorSketchTests {
         #expect(!browserBytes.isEmpty && browserBytes == cliBytes, "browser \(browserBytes) vs CLI \(cliBytes)")
         #expect(try Harness.sqlite(path, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)")
             == Harness.sqlite(copy, "SELECT TextString FROM ParcelLinesAnno_1 WHERE FeatureID = (SELECT max(fid) FROM ParcelLines_1)"))
+        let png = try Data(contentsOf: URL(fileURLWithPath: shot))
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        if let keep = ProcessInfo.processInfo.environment["ANNOLINK_SKETCH_SCREENSHOT"] {
+            try? FileManager.default.removeItem(atPath: keep)
+            try FileManager.default.copyItem(atPath: shot, toPath: keep)
+        }
     }
 
     /// The vertex tool in the page: Edit shape on a two-point parcel line, a tap on it, the

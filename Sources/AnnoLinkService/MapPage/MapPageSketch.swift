@@ -254,7 +254,8 @@ extension MapPageModule {
           if (vertexMode) m.on('mousedown', startDrag);
           return m;
         };
-        state.midVertices.forEach(m => marker(m.point, 'midVertex', { kind: 'midVertex', part: m.part, segment: m.segment },
+        // While a vertex is carried the mid-vertices of the old outline would mislead: not drawn.
+        if (!state.pickedUp) state.midVertices.forEach(m => marker(m.point, 'midVertex', { kind: 'midVertex', part: m.part, segment: m.segment },
           same(state.hovered, { kind: 'midVertex', part: m.part, segment: m.segment })));
         state.parts.forEach((part, p) => part.forEach((point, v) => {
           const attributes = { kind: 'vertex', part: p, vertex: v };
