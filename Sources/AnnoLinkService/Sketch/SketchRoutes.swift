@@ -23,8 +23,9 @@ import Foundation
 public struct SketchRoutes: Routes {
     /// The path every endpoint is under.
     public static let prefix = "/sketch/sessions"
-    /// The default limits: sessions open at once, and seconds a session may idle.
+    /// The most sessions open at once, by default.
     public static let defaultLimit = 16
+    /// Seconds a session may go without a request before it is ended, by default.
     public static let defaultIdleSeconds = 30.0 * 60
 
     let sessions: SketchSessions
@@ -62,7 +63,7 @@ public struct SketchRoutes: Routes {
             try allow(request, ["GET", "DELETE"])
             if request.method == "DELETE" {
                 return try session(rest[0], request, dataset) { _ in
-                    (try Self.json(status: 200) { o in
+                    (Self.json(status: 200) { o in
                         o.member("id") { $0.string(rest[0]) }
                         o.member("ended") { $0.bool(true) }
                         o.member("saved") { $0.bool(false) }

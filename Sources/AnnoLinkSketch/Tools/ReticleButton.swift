@@ -6,8 +6,11 @@
 /// Every front end asks this type, so `annolink sketch` and the map editor's sketch sessions
 /// label and press the button the same way.
 public enum ReticleButton: String, Hashable, Sendable, CaseIterable {
+    /// Nothing under the reticle: a press inserts a vertex there (after the selection).
     case insert = "Insert point"
+    /// A vertex or mid-vertex under the reticle: a press selects it and picks it up.
     case pickUp = "Pick up point"
+    /// Something picked up: a press drops it at the reticle.
     case drop = "Drop point"
 
     /// What the button of `editor` does next; nil when the editor is not started.
