@@ -262,6 +262,13 @@ struct MapGeoViewTests {
             if order and f["id"] == order[0]["id"] and f["cls"] == order[0]["cls"] and f["label"] == order[0]["label"]: break
             order.append(f)
         out["tabOrder"] = order
+        # Leaflet's zoom buttons are links: Space presses them as Enter does.
+        zoom = lambda: d.execute_script("return annolinkMap.getZoom()")
+        z0 = zoom()
+        drawn_after(lambda: (d.execute_script("document.querySelector('.leaflet-control-zoom-in').focus()"), press(Keys.SPACE)))
+        z1 = zoom()
+        drawn_after(lambda: (d.execute_script("document.querySelector('.leaflet-control-zoom-out').focus()"), press(Keys.ENTER)))
+        out["zoomKeys"] = [z0, z1, zoom()]
 
         # The keyboard's tap: the map centred near 831 at 1:2400, focused, Enter identifies.
         p = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
@@ -676,6 +683,8 @@ struct MapGeoViewTests {
             #expect(f["visible"] as? Bool == true, "no visible focus on \(f)")
             #expect(!(f["label"] as? String ?? "").isEmpty, "no name for \(f)")
         }
+        let zooms = seen["zoomKeys"] as? [Double] ?? []
+        #expect(zooms.count == 3 && abs(zooms[1] - zooms[0] - 0.5) < 1e-9 && abs(zooms[2] - zooms[0]) < 1e-9, "Space on zoom in, Enter on zoom out: \(zooms)")
         #expect((seen["afterEnter"] as? [String: Any])?["tag"] as? String == "button", "Enter on the map puts the focus in the list")
         #expect((seen["popupFocus"] as? [String: Any])?["tag"] as? String == "input")
         let inside = try #require(seen["popupOrder"] as? [[String: Any]])

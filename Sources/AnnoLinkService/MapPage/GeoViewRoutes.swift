@@ -113,9 +113,9 @@ enum GeoViewRoutes {
     /// The CRS the service publishes, as PROJ reads it: `EPSG:n`, or the WKT of a CRS without
     /// an EPSG code.
     static func dataCRS(in package: GeoPackage) throws -> String {
-        for name in try package.featureTableNames() {
+        let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
+        for name in try package.featureTableNames() where !annotation.contains(name.lowercased()) {
             let table = try package.featureTable(name)
-            if try package.annotationTableNames().contains(where: { $0.lowercased() == name.lowercased() }) { continue }
             guard let srs = try package.spatialReferenceSystem(table.srsID), srs.srsID > 0, srs.definition.lowercased() != "undefined" else {
                 throw GeoViewRefusal(status: 422, detail: "the data's CRS (\(table.name), srs_id \(table.srsID)) is undefined, so it has no longitude/latitude")
             }

@@ -289,6 +289,13 @@ enum MapPageAssets {
         // moves to) what is at the centre of the view.
         const container = map.getContainer();
         container.addEventListener('keydown', ev => {
+          // Leaflet's buttons are links (zoom in/out, a popup's close): Space presses them too,
+          // as it presses a button.
+          if (ev.key === ' ' && ev.target.matches && ev.target.matches('a[role="button"]')) {
+            ev.preventDefault();
+            ev.target.click();
+            return;
+          }
           if (ev.target !== container || (ev.key !== 'Enter' && ev.key !== ' ')) return;
           ev.preventDefault();
           const latlng = map.getCenter();
