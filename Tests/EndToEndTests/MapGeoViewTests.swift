@@ -74,9 +74,6 @@ struct MapGeoViewTests {
         a.pointer_action.move_to_location(x, y)
         a.perform()
         return map_point(x - r[0], y - r[1])
-    def tap_pixel(px, py):
-        size = mapElement.size
-        ActionChains(d).move_to_element_with_offset(mapElement, px - size["width"] / 2, py - size["height"] / 2).click().perform()
     def set_view(x, y, scale):
         zoom = -math.log2(scale * 0.0254 / 96 / (1200 / 3937))
         drawn_after(lambda: d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (y, x, zoom)))
@@ -111,10 +108,11 @@ struct MapGeoViewTests {
         p = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
         set_view(p["x"], p["y"], 1200)
         c = pixel_of(p["x"], p["y"])
-        tap_pixel(c[0] + 6, c[1] - 5)
+        # The map point under the mouse, read before the click (the list's popup may pan the map).
+        at = pointer_to(c[0] + 6, c[1] - 5)
+        ActionChains(d).click().perform()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".identify-list button"))
         wait.until(lambda d: settled())
-        at = map_point(c[0] + 6, c[1] - 5)
         out["tapAt"] = at
         out["tolerance"] = 10 * 2 ** -state()[2]
         out["identifyList"] = [[b.get_attribute("data-layer"), int(b.get_attribute("data-oid"))]
@@ -127,6 +125,43 @@ struct MapGeoViewTests {
             q = get(service + "/%d/query?geometry=%r,%r&geometryType=esriGeometryPoint&distance=%r&returnIdsOnly=true&f=json" % (l["id"], at[0], at[1], out["tolerance"]))
             expected += [[l["name"], i] for i in q["objectIds"]]
         out["identifyExpected"] = expected
+
+        # One feature under a tap opens its popup at once; none says so. Places found through the
+        # FeatureServer where as many features lie within 8 and 12 px at 1:1200 (a pixel's rounding
+        # cannot change the count).
+        feature_layers = [l for l in layers if l["type"] == "Feature Layer"]
+        full = get(service + "?f=json")["fullExtent"]
+        def count_at(x, y, px):
+            return sum(get(service + "/%d/query?geometry=%r,%r&geometryType=esriGeometryPoint&distance=%r&returnCountOnly=true&f=json"
+                           % (l["id"], x, y, px * out["tolerance"] / 10))["count"] for l in feature_layers)
+        spots = {}
+        for i in range(1, 24):
+            for j in range(1, 24):
+                x = full["xmin"] + (full["xmax"] - full["xmin"]) * ((i * 7) % 24) / 24
+                y = full["ymin"] + (full["ymax"] - full["ymin"]) * ((j * 11) % 24) / 24
+                n = count_at(x, y, 8)
+                if n <= 1 and n not in spots and count_at(x, y, 12) == n: spots[n] = (x, y)
+            if len(spots) == 2: break
+        singles = {}
+        for n, (x, y) in sorted(spots.items()):
+            d.execute_script("annolinkMap.closePopup()")
+            set_view(x, y, 1200)
+            pointer_to(d.execute_script("return annolinkMap.getSize().x") / 2, d.execute_script("return annolinkMap.getSize().y") / 2)
+            ActionChains(d).click().perform()
+            if n == 1:
+                wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".feature-form"))
+            else:
+                wait.until(lambda d: "nothing within 10 px" in d.find_element(By.ID, "message").text)
+            wait.until(lambda d: settled())
+            singles[str(n)] = {"forms": len(d.find_elements(By.CSS_SELECTOR, ".feature-form")), "lists": len(d.find_elements(By.CSS_SELECTOR, ".identify-list")),
+                               "message": d.find_element(By.ID, "message").text}
+        out["singles"] = singles
+        d.execute_script("annolinkMap.closePopup()")
+        set_view(p["x"], p["y"], 1200)
+        at = pointer_to(c[0] + 6, c[1] - 5)
+        ActionChains(d).click().perform()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".identify-list button"))
+        wait.until(lambda d: settled())
 
         # Choose 831: its popup, with "Zoom to" and a way back to the list.
         d.find_element(By.CSS_SELECTOR, '.identify-list button[data-layer="Loudoun_Address_Points_1"][data-oid="831"]').click()
@@ -599,6 +634,12 @@ struct MapGeoViewTests {
         #expect(!list.contains { $0.contains("Anno") })
         let kinds = list.map { $0.hasPrefix("Loudoun_Address_Points_1") ? 0 : $0.hasPrefix("ParcelLines_1") ? 1 : 2 }
         #expect(kinds == kinds.sorted(), "points, lines, polygons: \(list)")
+        // A place with one feature within 10 px: its popup at once; with none: said so.
+        let singles = try #require(seen["singles"] as? [String: [String: Any]])
+        #expect(singles["1"]?["forms"] as? Int == 1 && singles["1"]?["lists"] as? Int == 0, "one feature: \(singles["1"] ?? [:])")
+        #expect((singles["1"]?["message"] as? String ?? "").hasPrefix("Loudoun_"), "\(singles["1"] ?? [:])")
+        #expect(singles["0"]?["forms"] as? Int == 0 && singles["0"]?["lists"] as? Int == 0
+                && singles["0"]?["message"] as? String == "nothing within 10 px", "no feature: \(singles["0"] ?? [:])")
         let buttons = seen["popupButtons"] as? [String] ?? []
         #expect(["Update", "Move", "‹ List", "Zoom to"].allSatisfy(buttons.contains), "\(buttons)")
 

@@ -446,7 +446,10 @@ enum MapPageAssets {
           messageBox.textContent = 'nothing within ' + TAP_TOLERANCE_PX + ' px';
           return;
         }
-        if (hits.length === 1) return openPopup(hits[0].layer, hits[0].feature, e.latlng, { focus: !!e.keyboard });
+        if (hits.length === 1) {
+          messageBox.textContent = hits[0].layer.name + ' ' + hits[0].feature.attributes[hits[0].layer.objectIdField];
+          return openPopup(hits[0].layer, hits[0].feature, e.latlng, { focus: !!e.keyboard });
+        }
         const labels = await labelsOf(hits);
         for (const hit of hits) hit.label = labels.get(hit.layer.name.toLowerCase() + '/' + hit.feature.attributes[hit.layer.objectIdField]);
         showIdentifyList(hits, e.latlng, !!e.keyboard);
