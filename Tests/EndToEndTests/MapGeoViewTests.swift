@@ -353,7 +353,7 @@ struct MapGeoViewTests {
     """#
 
     /// A phone (390 × 844, touch, device pixel ratio 3): controls on the screen, a finger pans,
-    /// taps identify and choose, "Zoom to" and "Export image" by taps; takes the 390 × 844
+    /// two fingers zoom, taps identify and choose, "Zoom to" and "Export image" by taps; takes the 390 × 844
     /// screenshot. Arguments: the server's URL, the screenshot folder.
     static let phone = #"""
     import json, math, os, sys, time, urllib.request
@@ -392,7 +392,7 @@ struct MapGeoViewTests {
         action()
         WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     def touch(kind, points):
-        d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y} for x, y in points]})
+        d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
     def tap(x, y):
         # A finger down and up at page pixel (x, y): the browser makes the click of a tap.
         touch("touchStart", [(x, y)])
@@ -432,6 +432,17 @@ struct MapGeoViewTests {
         drawn_after(drag)
         after = centre()
         out["pan"] = {"before": before, "after": after}
+        # Two fingers 100 px apart spread to 300 px: three times closer (Leaflet's touch zoom).
+        z0 = d.execute_script("return annolinkMap.getZoom()")
+        def pinch():
+            touch("touchStart", [(195, 350), (195, 450)])
+            for i in range(1, 11):
+                time.sleep(0.03)
+                touch("touchMove", [(195, 350 - 10 * i), (195, 450 + 10 * i)])
+            time.sleep(0.3)
+            touch("touchEnd", [])
+        drawn_after(pinch)
+        out["pinch"] = [z0, d.execute_script("return annolinkMap.getZoom()")]
         drawn_after(lambda: d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (p["y"], p["x"], zoom)))
         # A tap 5 px from 831: the list, then a tap on 831's entry: its popup, inside the screen.
         x, y = page_pixel(p["x"], p["y"])
@@ -769,6 +780,8 @@ struct MapGeoViewTests {
         let panned = (after[0] - before[0]) / before[2]
         #expect(panned > 65 && panned < 81, "panned \(panned) px")
         #expect(abs(after[1] - before[1]) / before[2] < 3)
+        let pinch = seen["pinch"] as? [Double] ?? []
+        #expect(pinch.count == 2 && abs(pinch[1] - pinch[0] - log2(3)) < 0.05, "a pinch from 100 to 300 px zooms by log2(3): \(pinch)")
         let list = try #require(seen["list"] as? [[String]])
         #expect(list.count > 1 && list.first == ["Loudoun_Address_Points_1", "831"], "\(list)")
         let tapped = try #require(seen["tapReadout"] as? [Double]), expected = try #require(seen["tapExpected"] as? [Double])
