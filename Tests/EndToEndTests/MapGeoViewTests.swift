@@ -346,6 +346,30 @@ struct MapGeoViewTests {
             scale.clear(); scale.send_keys("600", Keys.ENTER)
         drawn_after(typed)
         out["typedScale"] = d.find_element(By.ID, "status").text.split("1:")[-1]
+        # Move by keyboard: Enter on the map at 831 and on its entry, Tab to Move, Enter; the focus is
+        # the map's again; an arrow key pans, Enter puts the point at the centre.
+        zoom = -math.log2(1200 * 0.0254 / 96 / (1200 / 3937))
+        drawn_after(lambda: d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (p["y"], p["x"], zoom)))
+        d.execute_script("annolinkMap.getContainer().focus()")
+        press(Keys.ENTER)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.identify-list button[data-oid="831"]'))
+        wait.until(lambda d: settled())
+        press(Keys.ENTER)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.feature-form[data-oid="831"]'))
+        wait.until(lambda d: settled())
+        for _ in range(40):
+            if focused()["name"] == "move": break
+            press(Keys.TAB)
+        press(Keys.ENTER)
+        wait.until(lambda d: "tap where" in d.find_element(By.ID, "message").text)
+        time.sleep(0.3)
+        out["afterMove"] = focused()
+        drawn_after(lambda: press(Keys.ARROW_RIGHT))
+        centre = d.execute_script("const c = annolinkMap.getCenter(); return [c.lng, c.lat];")
+        drawn_after(lambda: press(Keys.ENTER))
+        moved = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
+        out["keyboardMove"] = {"centre": centre, "before": [p["x"], p["y"]], "stored": [moved["x"], moved["y"]],
+                               "message": d.find_element(By.ID, "message").text}
         out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
     finally:
         d.quit()
@@ -749,6 +773,15 @@ struct MapGeoViewTests {
         #expect(hypot(centre[0] - point[0], centre[1] - point[1]) < 0.5)
         #expect(((seen["afterEscape"] as? [String: Any])?["cls"] as? String ?? "").contains("leaflet-container"))
         #expect(seen["typedScale"] as? String == "600")
+        // A point moved with the keyboard alone: to the centre after an arrow key's pan.
+        #expect(((seen["afterMove"] as? [String: Any])?["cls"] as? String ?? "").contains("leaflet-container"), "the map has the focus after Move")
+        let move = try #require(seen["keyboardMove"] as? [String: Any])
+        let moveCentre = try #require(move["centre"] as? [Double]), stored = try #require(move["stored"] as? [Double])
+        let before = try #require(move["before"] as? [Double])
+        #expect(move["message"] as? String == "moved Loudoun_Address_Points_1 831")
+        #expect(abs(stored[0] - moveCentre[0]) < 1e-6 && abs(stored[1] - moveCentre[1]) < 1e-6, "stored \(stored) vs centre \(moveCentre)")
+        #expect(stored[0] - before[0] > 20, "the arrow key panned right: \(before) → \(stored)")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM annolink_journal") == "1")
     }
 
     @Test("a phone: 390 × 844 with touch; pan, identify and choose by taps, zoom to, export the view")

@@ -312,7 +312,10 @@ enum MapPageAssets {
           const element = e.popup.getElement();
           if (!element || !element.contains(document.activeElement)) return;
           // Unless the next popup (a feature chosen from the list) took the focus meanwhile.
-          setTimeout(() => { if (!document.activeElement || document.activeElement === document.body) container.focus(); }, 0);
+          setTimeout(() => {
+            const now = document.activeElement;
+            if (!now || now === document.body || element.contains(now)) container.focus();
+          }, 0);
         });
         await refresh();
         // The modules (MapPageModule: /editor-*.js) build on this.
