@@ -35,9 +35,11 @@ let package = Package(
         .target(name: "AnnoLinkRender", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "CCairo", "CFreeType"]),
         // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
-        // The HTTP service: FeatureServer and OGC API Features routes over the edit service.
+        // The HTTP service: FeatureServer and OGC API Features routes over the edit service, and the
+        // map editor's page (its exported image drawn by AnnoLinkRender).
         .target(name: "AnnoLinkService", dependencies: [
-            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkSketch", "CMicroHTTPD",
+            "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkRender", "AnnoLinkSketch",
+            "CMicroHTTPD",
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",

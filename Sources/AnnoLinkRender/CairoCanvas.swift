@@ -140,6 +140,25 @@ public final class CairoCanvas {
         }
     }
 
+    /// The picture of an in-memory canvas as the bytes of a PNG file (what `finish()` would
+    /// write to a path), for sending over the network.
+    ///
+    /// - Throws: `RenderError.cairo` when Cairo could not draw or encode the picture. Wraps
+    ///   `cairo_surface_write_to_png_stream`.
+    public func pngBytes() throws -> [UInt8] {
+        precondition(format == .png && path == nil, "only an in-memory image canvas is encoded to bytes")
+        try check("drawing")
+        cairo_surface_flush(surface)
+        let sink = PNGSink()
+        let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<PNGSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque())
+        guard status == CAIRO_STATUS_SUCCESS else { throw RenderError.cairo(function: "cairo_surface_write_to_png_stream", status: Self.text(status)) }
+        return sink.bytes
+    }
+
     /// The opacity (0–255) of every pixel of an in-memory PNG canvas, row by row from the top.
     /// Wraps `cairo_image_surface_get_data`.
     public func alphaValues() -> [UInt8] {
@@ -158,3 +177,8 @@ public final class CairoCanvas {
 
 @available(*, unavailable)
 extension CairoCanvas: Sendable {}
+
+/// Where `cairo_surface_write_to_png_stream`'s callback puts the bytes (its user-data pointer).
+private final class PNGSink {
+    var bytes: [UInt8] = []
+}

@@ -35,6 +35,11 @@ import Testing
         #expect(html.contains(#"<script src="/leaflet/leaflet.js"></script>"#))
         #expect(html.contains(#"<script src="/editor.js"></script>"#))
         #expect(get("/index.html", in: dataset)?.body == page.body)
+        // The modules after the core; the token field, named for screen readers.
+        #expect(html.contains(#"<script src="/editor-geoview.js"></script>"#))
+        #expect(html.contains(#"<input id="token" type="password" autocomplete="off" aria-label="access token (kept in this tab only)""#))
+        let geoView = try #require(get("/editor-geoview.js", in: dataset))
+        #expect(geoView.status == 200 && String(decoding: geoView.body, as: UTF8.self).contains("/render.png?"))
     }
 
     @Test func aDatasetNameIsEscapedInThePage() throws {

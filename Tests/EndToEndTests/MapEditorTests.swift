@@ -29,6 +29,8 @@ struct MapEditorTests {
     options.binary_location = "/usr/bin/chromium"
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     out = {}
     LABELS = 'text[data-layer="Loudoun_Address_PointsAnno_1"]'
     def views():
@@ -45,6 +47,14 @@ struct MapEditorTests {
         seen = views()
         action()
         WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
+    def choose(layer, oid):
+        # A tap with several features under it lists them (identify): the feature is chosen there.
+        form = '.feature-form[data-layer="%s"][data-oid="%d"]' % (layer, oid)
+        entry = '.identify-list button[data-layer="%s"][data-oid="%d"]' % (layer, oid)
+        found = WebDriverWait(d, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, form) or d.find_elements(By.CSS_SELECTOR, entry))
+        if not d.find_elements(By.CSS_SELECTOR, form):
+            found[0].click()
+        return WebDriverWait(d, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, form))
     try:
         wait = WebDriverWait(d, 20)
         d.get(base + "/")
@@ -86,7 +96,7 @@ struct MapEditorTests {
             return d.execute_script("const l = annolinkMap.containerPointToLatLng([arguments[0], arguments[1]]); return [l.lng, l.lat];", c[0] + dx, c[1] + dy)
 
         tap(p["x"], p["y"], 6, -5)
-        form = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-oid="831"]'))
+        form = choose("Loudoun_Address_Points_1", 831)
         wait.until(lambda d: settled())
         out["popupAnnotation"] = form.find_element(By.CSS_SELECTOR, ".annotation").text
         field = form.find_element(By.NAME, "AD_ADDRESS")
@@ -136,7 +146,7 @@ struct MapEditorTests {
         def open_line(fid, m):
             drawn_after(lambda: d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (m[1], m[0], zoom)))
             tap(m[0], m[1], 0, 0)
-            form = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-layer="ParcelLines_1"][data-oid="%d"]' % fid))
+            form = choose("ParcelLines_1", fid)
             wait.until(lambda d: settled())
             return form
         fid, path, m = pick(lambda n: n == 2)

@@ -1,3 +1,4 @@
+import AnnoLinkAnnotation
 import AnnoLinkStore
 import Foundation
 
@@ -166,6 +167,13 @@ public struct FeatureServerRoutes: Routes {
         return "esriUnknownUnits"
     }
 
+    /// The fields a label expression reads, sorted (null when it does not parse): a client needs
+    /// them to refuse an empty value before the edit service does (`refuseEmptyLabelValues`).
+    static func labelFields(_ expression: String) -> JSONText {
+        guard let parsed = try? LabelExpression(expression) else { return .null }
+        return .array(parsed.referencedFields.sorted().map { .string($0) })
+    }
+
     /// A layer resource.
     func layerResource(_ layer: FeatureServerLayer, mayEdit: Bool, maxRecordCount: Int) -> JSONText {
         let reference = layer.srs.map(EsriSpatialReference.init)
@@ -213,7 +221,8 @@ public struct FeatureServerRoutes: Routes {
             members.append(("annotationClasses", .array(layer.classes.map { c in
                 .object([
                     ("id", .integer(c.classID)), ("name", .string(c.name)), ("originTable", .string(c.originTable)),
-                    ("labelExpression", .string(c.expression)), ("where", c.selectingClause.map { .string($0) } ?? .null),
+                    ("labelExpression", .string(c.expression)), ("labelFields", Self.labelFields(c.expression)),
+                    ("where", c.selectingClause.map { .string($0) } ?? .null),
                     ("referenceScale", .number(c.referenceScale)),
                     ("font", .object([("family", .string(c.fontName)), ("size", .number(c.fontSize))])),
                     ("horizontalAlignment", .integer(Int64(c.horizontalAlignment))),

@@ -18,10 +18,10 @@ enum MapPageAssets {
         <link rel="stylesheet" href="/leaflet/leaflet.css">
         <link rel="stylesheet" href="/editor.css">
         </head>
-        <body data-service="\(escaped(service))">
-        <div id="map" aria-label="map"></div>
-        <div id="tools" role="toolbar" aria-label="tools"></div>
-        <div id="bar"><button type="button" id="full-extent" title="Zoom to the full extent">Full extent</button> <label>1:<input id="scale" inputmode="numeric" size="7" aria-label="map scale 1:N (Enter sets it)"></label> <span id="status">loading…</span> <span id="message"></span> <span id="coords"></span></div>
+        <body data-service="\(escaped(service))" data-dataset="\(escaped(name))">
+        <div id="map" aria-label="map: arrow keys pan, + and − zoom, Enter identifies what is at the centre"></div>
+        <div id="tools" role="group" aria-label="tools"><button type="button" id="token-button" aria-expanded="false" aria-controls="token-form">Token</button><form id="token-form" hidden><input id="token" type="password" autocomplete="off" aria-label="access token (kept in this tab only)" placeholder="access token"> <button type="submit">Use</button> <button type="button" id="token-forget">Forget</button></form></div>
+        <div id="bar"><button type="button" id="full-extent" title="Zoom to the full extent">Full extent</button> <label>1:<input id="scale" inputmode="numeric" size="7" aria-label="map scale 1:N (Enter sets it)"></label> <span id="status" role="status">loading…</span> <span id="message" role="status"></span> <span id="coords" aria-live="off"></span></div>
         <div id="errors" role="alert"></div>
         <script src="/leaflet/leaflet.js"></script>
         <script src="/editor.js"></script>
@@ -43,15 +43,18 @@ enum MapPageAssets {
     @font-face { font-family: "annolink Tahoma"; src: url("/fonts/tahoma.ttf") format("truetype"); font-weight: normal; }
     @font-face { font-family: "annolink Tahoma"; src: url("/fonts/tahomabd.ttf") format("truetype"); font-weight: bold; }
     html, body { margin: 0; height: 100%; font-family: "annolink Tahoma", sans-serif; font-size: 13px; }
-    #map { position: absolute; top: 0; bottom: 24px; left: 0; right: 0; background: #fff; }
-    #bar { position: absolute; bottom: 0; left: 0; right: 0; height: 24px; line-height: 24px; padding: 0 6px;
-           background: #f2f2f2; border-top: 1px solid #ccc; white-space: nowrap; overflow: hidden; }
-    #message { color: #064; margin-left: 1em; }
+    body { display: flex; flex-direction: column; }
+    #map { flex: 1 1 auto; min-height: 0; background: #fff; }
+    #bar { flex: none; display: flex; flex-wrap: wrap; align-items: center; gap: 2px 10px; min-height: 24px; padding: 2px 6px;
+           box-sizing: border-box; background: #f2f2f2; border-top: 1px solid #ccc; }
+    #message { color: #064; }
     #bar button, #bar input { font: inherit; padding: 0 4px; }
-    #coords { float: right; font-variant-numeric: tabular-nums; }
+    #coords { margin-left: auto; font-variant-numeric: tabular-nums; }
     #tools { position: absolute; top: 8px; right: 8px; z-index: 1000; display: flex; flex-direction: column; gap: 4px; align-items: flex-end; }
-    #tools button { font: inherit; }
-    #errors { position: absolute; top: 8px; left: 50px; right: 8px; z-index: 1000; }
+    #tools button, #tools input { font: inherit; }
+    #token-form { background: #fff; border: 1px solid #999; padding: 4px; }
+    #token-form input { width: 10em; }
+    #errors { position: absolute; top: 8px; left: 50px; right: 8px; z-index: 1001; }
     #errors div { background: #fde8e8; border: 1px solid #c33; color: #900; padding: 4px 8px; margin-bottom: 4px; }
     #errors button { float: right; margin-left: 8px; }
     .annotation-pane svg { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: visible; pointer-events: none; }
@@ -59,11 +62,29 @@ enum MapPageAssets {
     .leaflet-container.moving-feature { cursor: crosshair; }
     .feature-form table { border-collapse: collapse; }
     .feature-form th { text-align: right; font-weight: normal; color: #555; padding-right: 6px; }
-    .feature-form input { width: 12em; font: inherit; }
+    .feature-form input { width: 12em; max-width: 100%; box-sizing: border-box; font: inherit; }
     .feature-form .annotation { margin: 6px 0; font-weight: bold; }
-    .feature-form .buttons { margin-top: 6px; }
-    .feature-form .buttons button { margin-right: 6px; }
-    .feature-form .fields { max-height: 240px; overflow-y: auto; }
+    .feature-form .buttons { margin-top: 6px; display: flex; flex-wrap: wrap; gap: 6px; }
+    .feature-form .fields { max-height: 240px; overflow: auto; }
+    .feature-form input[data-label-field] { border-color: #06c; }
+    .feature-form .read-only { margin-top: 6px; color: #900; }
+    .identify-list ul { list-style: none; margin: 4px 0 0; padding: 0; max-height: 260px; overflow-y: auto; }
+    .identify-list li { margin: 2px 0; }
+    .identify-list button { font: inherit; width: 100%; text-align: left; }
+    /* Keyboard focus is always visible: Leaflet 1.6 takes the outline away (its stylesheet for the
+       map, an inline style on whatever gets a key inside the map), hence !important. */
+    :focus-visible { outline: 3px solid #0a5fd6 !important; outline-offset: 1px; }
+    #map.leaflet-container:focus-visible { outline-offset: -3px; }
+    /* A finger needs larger targets (phones, tablets). */
+    @media (pointer: coarse) {
+      #bar, #bar button, #bar input { min-height: 34px; }
+      #tools button, .feature-form button, .identify-list button { min-height: 36px; min-width: 44px; }
+      .feature-form input { width: 10em; min-height: 30px; }
+    }
+    @media (max-width: 480px) {
+      .feature-form .fields { max-height: 200px; }
+      #errors { left: 8px; }
+    }
     """##
 
     static let script = ##"""
@@ -73,12 +94,13 @@ enum MapPageAssets {
     (function () {
       const service = document.body.dataset.service;
       const statusBox = document.getElementById('status');
-      const coordsBox = document.getElementById('coords');
       const messageBox = document.getElementById('message');
       const scaleInput = document.getElementById('scale');
       const errorsBox = document.getElementById('errors');
       const metresPerUnitByName = { esriFeet: 1200 / 3937, esriMeters: 1 };
       const TAP_TOLERANCE_PX = 10;
+      const TOKEN_KEY = 'annolink.token';
+      const FLIGHT_SECONDS = 0.6;
 
       function showError(message) {
         const box = document.createElement('div');
@@ -86,7 +108,7 @@ enum MapPageAssets {
         const close = document.createElement('button');
         close.type = 'button';
         close.textContent = '×';
-        close.setAttribute('aria-label', 'dismiss');
+        close.setAttribute('aria-label', 'dismiss this message');
         close.onclick = () => box.remove();
         box.append(close, document.createTextNode(String(message)));
         errorsBox.append(box);
@@ -99,31 +121,109 @@ enum MapPageAssets {
         return text;
       }
 
+      // The token of this tab (sessionStorage: it goes when the tab does), sent as a Bearer
+      // header so it never appears in a URL.
+      function token() {
+        try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
+      }
+      function authorized(init) {
+        const t = token();
+        const copy = Object.assign({}, init || {});
+        if (t) copy.headers = Object.assign({}, copy.headers || {}, { Authorization: 'Bearer ' + t });
+        return copy;
+      }
+      function request(url, init) { return fetch(url, authorized(init)); }
+
+      // What a refusal of the caller means, in words a user can act on; the token form opens.
+      function accessRefusal(code, text) {
+        const hint = code === 498 || code === 401 ? 'the token is not valid on this server: enter another with "Token"'
+          : code === 499 ? 'this needs a token: enter one with "Token"'
+          : code === 403 ? (token() ? 'your token does not allow this' : 'this needs a token that allows it: enter one with "Token"')
+          : null;
+        if (!hint) return null;
+        if (code !== 403 || !token()) openTokenForm();
+        return text + ' (' + code + ') — ' + hint;
+      }
+
       async function answer(response) {
         const text = await response.text();
         let json;
-        try { json = JSON.parse(text); } catch (e) { throw new Error('HTTP ' + response.status + ': ' + text.slice(0, 200)); }
-        if (json.error) throw new Error(describe(json.error));
-        if (!response.ok) throw new Error('HTTP ' + response.status + ': ' + (json.detail || text.slice(0, 200)));
+        try { json = JSON.parse(text); } catch (e) {
+          throw new Error(accessRefusal(response.status, 'HTTP ' + response.status) || 'HTTP ' + response.status + ': ' + text.slice(0, 200));
+        }
+        if (json.error) throw new Error(accessRefusal(json.error.code, describe(json.error)) || describe(json.error));
+        if (!response.ok) {
+          const detail = json.detail || text.slice(0, 200);
+          throw new Error(accessRefusal(response.status, detail) || 'HTTP ' + response.status + ': ' + detail);
+        }
         return json;
       }
 
       // Requests in flight, on the body for tests to wait on.
       let pending = 0;
-      async function counted(request) {
+      async function counted(send) {
         document.body.dataset.pending = String(++pending);
-        try { return answer(await request()); } finally { document.body.dataset.pending = String(--pending); }
+        try { return answer(await send()); } finally { document.body.dataset.pending = String(--pending); }
       }
 
       async function get(path, params) {
         const query = new URLSearchParams(Object.assign({ f: 'json' }, params || {}));
-        return counted(() => fetch(service + path + '?' + query.toString()));
+        return counted(() => request(service + path + '?' + query.toString()));
       }
 
       async function post(path, params) {
         const body = new URLSearchParams(Object.assign({ f: 'json' }, params));
-        return counted(() => fetch(service + path, { method: 'POST', body: body,
+        return counted(() => request(service + path, { method: 'POST', body: body,
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }));
+      }
+
+      // The token form: "Token" shows it; "Use" keeps the token for this tab and reloads the page
+      // (the layers' editing capabilities depend on it), "Forget" drops it.
+      const tokenButton = document.getElementById('token-button');
+      const tokenForm = document.getElementById('token-form');
+      const tokenInput = document.getElementById('token');
+      function openTokenForm() {
+        tokenForm.hidden = false;
+        tokenButton.setAttribute('aria-expanded', 'true');
+      }
+      tokenButton.onclick = () => {
+        tokenForm.hidden = !tokenForm.hidden;
+        tokenButton.setAttribute('aria-expanded', String(!tokenForm.hidden));
+        if (!tokenForm.hidden) tokenInput.focus();
+      };
+      tokenForm.addEventListener('submit', ev => {
+        ev.preventDefault();
+        const value = tokenInput.value.trim();
+        if (!value) { showError('token: enter the token the server\'s token file gives you'); return; }
+        try { sessionStorage.setItem(TOKEN_KEY, value); } catch (e) { showError('this browser keeps no session storage: ' + e); return; }
+        location.reload();
+      });
+      document.getElementById('token-forget').onclick = () => {
+        try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* nothing kept */ }
+        location.reload();
+      };
+
+      // Who the server takes this tab to be (GET /health): shown in the bar and the token button.
+      async function checkCaller() {
+        let health;
+        try { health = await answer(await request('/health')); } catch (e) { return null; }
+        let caller = health.caller || {};
+        if (caller.invalidToken) {
+          showError('the token kept in this tab is not valid on this server (401) — it was forgotten: enter another with "Token"');
+          try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* nothing kept */ }
+          openTokenForm();
+          health = await answer(await request('/health'));
+          caller = health.caller || {};
+        }
+        if (caller.user) {
+          tokenButton.textContent = 'Token: ' + caller.user;
+          messageBox.textContent = 'signed in as ' + caller.user + (caller.mayEdit && !health.readOnly ? '' : ' (read only)');
+        } else if (health.readOnly) {
+          messageBox.textContent = 'the server is read-only';
+        } else if (!caller.mayEdit) {
+          messageBox.textContent = 'read only without a token: "Token" to edit';
+        }
+        return Object.assign({ readOnly: health.readOnly }, caller);
       }
 
       // The layers of the service, with their resources; filled by start().
@@ -131,6 +231,7 @@ enum MapPageAssets {
       let annotationLayers = [];
       let metresPerUnit = 1;
       let map;
+      let extent;
       let generation = 0;
       const drawn = new Map();      // layer id -> Leaflet layer group of its features
       let annotationRows = [];      // {layer, attributes} of every annotation row in view
@@ -138,16 +239,17 @@ enum MapPageAssets {
       let moving = null;            // {layer, oid} while "Move" waits for its tap
 
       async function start() {
+        annolink.caller = await checkCaller();
         const info = await get('', {});
         metresPerUnit = metresPerUnitByName[info.units] || 1;
         const resources = await Promise.all(info.layers.map(l => get('/' + l.id, {})));
         for (const layer of resources) {
           if (layer.type === 'Annotation Layer') annotationLayers.push(layer); else featureLayers.push(layer);
         }
-        // Points are tapped before lines, lines before polygons: the smaller target wins.
+        // Points are listed before lines, lines before polygons: the smaller target first.
         const order = { esriGeometryPoint: 0, esriGeometryMultipoint: 0, esriGeometryPolyline: 1, esriGeometryPolygon: 2 };
         featureLayers.sort((a, b) => (order[a.geometryType] - order[b.geometryType]) || (a.id - b.id));
-        const extent = info.fullExtent || info.initialExtent;
+        extent = info.fullExtent || info.initialExtent;
         // The data's own CRS: Leaflet's "lat" is the projected y, "lng" the projected x, one pixel
         // one map unit at zoom 0, the origin moved near the data so pixel numbers stay small.
         const x0 = Math.floor(extent.xmin), y0 = Math.ceil(extent.ymax);
@@ -159,21 +261,22 @@ enum MapPageAssets {
         map.getPane('annotation').style.zIndex = 450;
         svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
         svg.setAttribute('id', 'annotation');
+        svg.setAttribute('aria-hidden', 'true');
         map.getPane('annotation').append(svg);
         // Draw order as render's: polygons, lines, points.
         for (const layer of featureLayers.slice().reverse()) drawn.set(layer.id, L.layerGroup().addTo(map));
-        map.fitBounds([[extent.ymin, extent.xmin], [extent.ymax, extent.xmax]]);
+        map.fitBounds(extentBounds());
         map.on('moveend', () => refresh().catch(e => showError(describe(e))));
         map.on('zoomstart', () => { svg.style.display = 'none'; });
         map.on('zoomend', () => { drawAnnotation(); svg.style.display = ''; });
         map.on('click', e => tapped(e).catch(err => showError(describe(err))));
-        const fullExtent = () => map.fitBounds([[extent.ymin, extent.xmin], [extent.ymax, extent.xmax]]);
         document.getElementById('full-extent').onclick = fullExtent;
         scaleInput.addEventListener('keydown', ev => {
           if (ev.key !== 'Enter') return;
+          ev.preventDefault();
           const n = Number(scaleInput.value.replace(/^1:/, '').replace(/[ ,]/g, ''));
           if (!(n > 0) || !Number.isFinite(n)) { showError('scale: \'' + scaleInput.value + '\' is not a number N of 1:N'); return; }
-          map.setZoom(zoomForScale(n), { animate: true });
+          setScale(n);
         });
         document.addEventListener('keydown', ev => {
           if (ev.key === 'Escape' && moving) {
@@ -182,12 +285,62 @@ enum MapPageAssets {
             messageBox.textContent = 'move cancelled';
           }
         });
-        map.on('mousemove', e => { coordsBox.textContent = 'x ' + e.latlng.lng.toFixed(2) + '  y ' + e.latlng.lat.toFixed(2); });
+        // The keyboard's tap: Enter or Space on the focused map identifies (or, after "Move",
+        // moves to) what is at the centre of the view.
+        const container = map.getContainer();
+        container.addEventListener('keydown', ev => {
+          // Leaflet's buttons are links (zoom in/out, a popup's close): Space presses them too,
+          // as it presses a button.
+          if (ev.key === ' ' && ev.target.matches && ev.target.matches('a[role="button"]')) {
+            ev.preventDefault();
+            ev.target.click();
+            return;
+          }
+          if (ev.target !== container || (ev.key !== 'Enter' && ev.key !== ' ')) return;
+          ev.preventDefault();
+          const latlng = map.getCenter();
+          tapped({ latlng: latlng, containerPoint: map.latLngToContainerPoint(latlng), keyboard: true })
+            .catch(err => showError(describe(err)));
+        });
+        // Leaflet's popup close control is a link with a "×": give it a name, and give the focus
+        // back to the map when the popup it was in closes.
+        map.on('popupopen', e => {
+          const close = e.popup.getElement() && e.popup.getElement().querySelector('.leaflet-popup-close-button');
+          if (close) { close.setAttribute('aria-label', 'close the popup'); close.setAttribute('role', 'button'); }
+        });
+        map.on('popupclose', e => {
+          const element = e.popup.getElement();
+          if (!element || !element.contains(document.activeElement)) return;
+          // Unless the next popup (a feature chosen from the list) took the focus meanwhile.
+          setTimeout(() => {
+            const now = document.activeElement;
+            if (!now || now === document.body || element.contains(now)) container.focus();
+          }, 0);
+        });
         await refresh();
         // The modules (MapPageModule: /editor-*.js) build on this.
         Object.assign(annolink, { map: map, extent: extent, metresPerUnit: metresPerUnit,
-          featureLayers: featureLayers, annotationLayers: annotationLayers });
+          featureLayers: featureLayers, annotationLayers: annotationLayers, spatialReference: info.spatialReference,
+          units: info.units });
         document.dispatchEvent(new CustomEvent('annolink:ready', { detail: annolink }));
+      }
+
+      // A popup as wide as its content, at most 360 px and never wider than the map allows.
+      function popupOptions() {
+        return { maxWidth: Math.max(160, Math.min(360, map.getSize().x - 70)), autoPan: true,
+          autoPanPadding: [8, 8] };
+      }
+
+      function extentBounds() {
+        return L.latLngBounds([[extent.ymin, extent.xmin], [extent.ymax, extent.xmax]]);
+      }
+
+      // Viewpoints, animated: the full extent, and the scale 1:n about the centre.
+      function fullExtent() {
+        map.flyToBounds(extentBounds(), { duration: FLIGHT_SECONDS });
+      }
+      function setScale(n) {
+        map.flyTo(map.getCenter(), zoomForScale(n), { duration: FLIGHT_SECONDS });
       }
 
       function envelope() {
@@ -285,29 +438,112 @@ enum MapPageAssets {
         }
       }
 
-      // A tap: the next "Move" target, a module's (a tap handler that answers true took it),
-      // or the feature under the finger.
+      // A tap (or Enter on the map): the next "Move" target, a module's (a tap handler that
+      // answers true took it), or identify: one feature under it opens its popup, several a list.
       async function tapped(e) {
         if (moving) return moveTo(e.latlng);
         for (const handler of annolink.tapHandlers) if (await handler(e)) return;
-        const tolerance = TAP_TOLERANCE_PX / Math.pow(2, map.getZoom());
-        for (const layer of featureLayers) {
-          const found = await get('/' + layer.id + '/query', { where: '1=1',
-            geometry: e.latlng.lng + ',' + e.latlng.lat, geometryType: 'esriGeometryPoint',
-            spatialRel: 'esriSpatialRelIntersects', distance: String(tolerance), outFields: '*', returnGeometry: 'true' });
-          if (!found.features.length) continue;
-          const nearest = found.features.reduce((best, f) => {
-            const d = distance(f.geometry, e.latlng);
-            return d < best.d ? { f: f, d: d } : best;
-          }, { f: found.features[0], d: Infinity }).f;
-          return openPopup(layer, nearest, e.latlng);
+        const hits = await identify(e.latlng);
+        if (!hits.length) {
+          map.closePopup();
+          messageBox.textContent = 'nothing within ' + TAP_TOLERANCE_PX + ' px';
+          return;
         }
-        map.closePopup();
+        if (hits.length === 1) {
+          messageBox.textContent = hits[0].layer.name + ' ' + hits[0].feature.attributes[hits[0].layer.objectIdField];
+          return openPopup(hits[0].layer, hits[0].feature, e.latlng, { focus: !!e.keyboard });
+        }
+        const labels = await labelsOf(hits);
+        for (const hit of hits) hit.label = labels.get(hit.layer.name.toLowerCase() + '/' + hit.feature.attributes[hit.layer.objectIdField]);
+        showIdentifyList(hits, e.latlng, !!e.keyboard);
       }
 
-      function distance(g, latlng) {
-        if (g && g.x !== undefined) return Math.hypot(g.x - latlng.lng, g.y - latlng.lat);
-        return 0;
+      // The label text of each hit that has one (one query per annotation layer), so that the
+      // list names features as the map shows them. Map of 'layer/oid' (lower case) to text.
+      async function labelsOf(hits) {
+        const texts = new Map();
+        await Promise.all(annotationLayers.map(async anno => {
+          const classes = anno.annotationClasses || [];
+          const ids = hits.filter(h => classes.some(c => c.originTable.toLowerCase() === h.layer.name.toLowerCase()))
+            .map(h => Number(h.feature.attributes[h.layer.objectIdField])).filter(Number.isInteger);
+          if (!ids.length) return;
+          const rows = await get('/' + anno.id + '/query', { where: 'FeatureID IN (' + ids.join(',') + ')',
+            outFields: 'FeatureID,AnnotationClassID,TextString', returnGeometry: 'false' });
+          for (const f of rows.features) {
+            const c = classes.find(k => k.id === f.attributes.AnnotationClassID) || classes[0];
+            if (c && f.attributes.TextString) texts.set(c.originTable.toLowerCase() + '/' + f.attributes.FeatureID, f.attributes.TextString);
+          }
+        }));
+        return texts;
+      }
+
+      // Every feature of every feature layer within 10 px of `latlng` (annotation layers are not
+      // selectable): one query per layer, all at once; points first, then lines, then polygons,
+      // each kind nearest first. [{layer, feature, distance}]
+      async function identify(latlng) {
+        const tolerance = TAP_TOLERANCE_PX / Math.pow(2, map.getZoom());
+        const at = [latlng.lng, latlng.lat];
+        const answers = await Promise.all(featureLayers.map(layer => get('/' + layer.id + '/query', { where: '1=1',
+          geometry: at.join(','), geometryType: 'esriGeometryPoint', spatialRel: 'esriSpatialRelIntersects',
+          distance: String(tolerance), outFields: '*', returnGeometry: 'true' })));
+        const kind = { esriGeometryPoint: 0, esriGeometryMultipoint: 0, esriGeometryPolyline: 1, esriGeometryPolygon: 2 };
+        const hits = [];
+        featureLayers.forEach((layer, i) => {
+          for (const feature of answers[i].features) hits.push({ layer: layer, feature: feature, distance: distanceTo(feature.geometry, at) });
+        });
+        hits.sort((a, b) => (kind[a.layer.geometryType] - kind[b.layer.geometryType]) || (a.distance - b.distance) || (a.layer.id - b.layer.id));
+        return hits;
+      }
+
+      // The distance from `p` to a geometry in map units (0 inside a polygon), to order the hits.
+      function distanceTo(g, p) {
+        if (!g) return Infinity;
+        if (g.x !== undefined) return Math.hypot(g.x - p[0], g.y - p[1]);
+        const segment = (a, b) => {
+          const dx = b[0] - a[0], dy = b[1] - a[1], l = dx * dx + dy * dy;
+          const t = l ? Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l)) : 0;
+          return Math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1]);
+        };
+        let best = Infinity, inside = false;
+        for (const part of g.points ? g.points.map(q => [q]) : (g.paths || g.rings || [])) {
+          if (part.length === 1) best = Math.min(best, Math.hypot(part[0][0] - p[0], part[0][1] - p[1]));
+          for (let i = 1; i < part.length; i++) {
+            best = Math.min(best, segment(part[i - 1], part[i]));
+            const a = part[i - 1], b = part[i];
+            if (g.rings && ((a[1] > p[1]) !== (b[1] > p[1])) && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]) inside = !inside;
+          }
+        }
+        return inside ? 0 : best;
+      }
+
+      // Several features under the tap: a list to choose from, as Esri's identify shows.
+      function showIdentifyList(hits, latlng, focus) {
+        const box = document.createElement('div');
+        box.className = 'identify-list';
+        const title = document.createElement('div');
+        title.innerHTML = '<b></b>';
+        title.firstChild.textContent = hits.length + ' features here';
+        const list = document.createElement('ul');
+        list.setAttribute('aria-label', hits.length + ' features here: choose one');
+        for (const hit of hits) {
+          const oid = hit.feature.attributes[hit.layer.objectIdField];
+          const shown = hit.label || (hit.layer.displayField && hit.layer.displayField !== hit.layer.objectIdField ? hit.feature.attributes[hit.layer.displayField] : null);
+          const item = document.createElement('li');
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.dataset.layer = hit.layer.name;
+          button.dataset.oid = oid;
+          button.textContent = hit.layer.name + ' ' + oid + (shown != null && shown !== '' ? ' — ' + shown : '');
+          // A click with no pointer behind it (detail 0) is the keyboard's: the focus follows it.
+          button.onclick = ev => openPopup(hit.layer, hit.feature, latlng, { focus: ev.detail === 0,
+            back: back => showIdentifyList(hits, latlng, back.detail === 0) }).catch(err => showError(describe(err)));
+          item.append(button);
+          list.append(item);
+        }
+        box.append(title, list);
+        L.popup(popupOptions()).setLatLng(latlng).setContent(box).openOn(map);
+        messageBox.textContent = hits.length + ' features within ' + TAP_TOLERANCE_PX + ' px';
+        if (focus) list.querySelector('button').focus();
       }
 
       // The annotation rows linked to a feature, from the server.
@@ -321,16 +557,38 @@ enum MapPageAssets {
         return texts;
       }
 
+      // The classes that label `layer`, each with the fields its label expression reads (the
+      // service's `labelFields`): a blank text in one of them is refused, as the CLI refuses it.
+      function labellingClasses(layer) {
+        const found = [];
+        for (const anno of annotationLayers) {
+          for (const c of anno.annotationClasses || []) {
+            if (c.originTable.toLowerCase() === layer.name.toLowerCase()) found.push({ annotationTable: anno.name, definition: c });
+          }
+        }
+        return found;
+      }
+      function labelFieldNames(layer) {
+        const names = new Set();
+        for (const c of labellingClasses(layer)) for (const f of c.definition.labelFields || []) names.add(f.toLowerCase());
+        return names;
+      }
+
       const numeric = ['esriFieldTypeInteger', 'esriFieldTypeSmallInteger', 'esriFieldTypeDouble', 'esriFieldTypeSingle'];
       const editableTypes = numeric.concat(['esriFieldTypeString']);
 
-      async function openPopup(layer, feature, latlng) {
+      // The popup of one feature: its fields, its annotation, the edit form. `options.focus` puts
+      // the keyboard in it; `options.back` adds a button back to the identify list.
+      async function openPopup(layer, feature, latlng, options) {
+        options = options || {};
         const oid = feature.attributes[layer.objectIdField];
         const texts = await linkedAnnotation(layer, oid);
+        const labelFields = labelFieldNames(layer);
         const form = document.createElement('form');
         form.className = 'feature-form';
         form.dataset.layer = layer.name;
         form.dataset.oid = oid;
+        form.setAttribute('aria-label', layer.name + ' ' + oid);
         const title = document.createElement('div');
         title.innerHTML = '<b></b>';
         title.firstChild.textContent = layer.name + ' ' + layer.objectIdField + ' ' + oid;
@@ -353,6 +611,11 @@ enum MapPageAssets {
             input.value = value == null ? '' : String(value);
             input.dataset.original = input.value;
             input.dataset.type = field.type;
+            input.setAttribute('aria-label', (field.alias || field.name) + (labelFields.has(field.name.toLowerCase()) ? ' (read by the label)' : ''));
+            if (labelFields.has(field.name.toLowerCase())) {
+              input.dataset.labelField = '';
+              if (field.type === 'esriFieldTypeString') input.setAttribute('aria-required', 'true');
+            }
             if (field.length) input.maxLength = field.length;
             if (numeric.includes(field.type)) input.inputMode = 'decimal';
             cell.append(input);
@@ -375,7 +638,32 @@ enum MapPageAssets {
         move.textContent = isLine ? 'Move end' : 'Move';
         move.disabled = !movable;
         buttons.append(update, move);
+        // The layer's capabilities say whether this caller may edit it (no token, a read token,
+        // a read-only server): then the form is shown, not sent.
+        let readOnlyNote = null;
+        if (!/\bUpdate\b/.test(layer.capabilities || '')) {
+          update.disabled = true;
+          move.disabled = true;
+          readOnlyNote = document.createElement('div');
+          readOnlyNote.className = 'read-only';
+          const caller = annolink.caller || {};
+          readOnlyNote.textContent = caller.readOnly ? 'read only: the server is read-only'
+            : caller.user ? 'read only: the token of ' + caller.user + ' does not allow edits' : 'read only: "Token" to edit';
+        }
+        if (options.back) {
+          const back = document.createElement('button');
+          back.type = 'button';
+          back.name = 'back';
+          back.textContent = '‹ List';
+          back.setAttribute('aria-label', 'back to the list of features here');
+          back.onclick = options.back;
+          buttons.append(back);
+        }
+        for (const action of annolink.popupActions) {
+          try { action({ layer: layer, feature: feature, oid: oid, form: form, buttons: buttons, latlng: latlng }); } catch (err) { showError(describe(err)); }
+        }
         form.append(title, annotation, fields, buttons);
+        if (readOnlyNote) form.append(readOnlyNote);
         form.addEventListener('submit', ev => {
           ev.preventDefault();
           applyUpdate(layer, oid, form).catch(err => showError(describe(err)));
@@ -383,14 +671,17 @@ enum MapPageAssets {
         move.onclick = () => {
           moving = { layer: layer, oid: oid, geometry: feature.geometry };
           map.getContainer().classList.add('moving-feature');
-          messageBox.textContent = 'tap where ' + layer.name + ' ' + oid + (isLine ? '’s end' : '') + ' goes';
+          messageBox.textContent = 'tap where ' + layer.name + ' ' + oid + (isLine ? '’s end' : '') + ' goes (or Enter on the map: its centre)';
           map.closePopup();
         };
-        L.popup({ maxWidth: 360, autoPan: true }).setLatLng(latlng).setContent(form).openOn(map);
+        L.popup(popupOptions()).setLatLng(latlng).setContent(form).openOn(map);
+        if (options.focus) (form.querySelector('input[name]') || update).focus();
+        return form;
       }
 
-      // The changed fields of the form as typed values; throws on a value that is not a number.
-      function changedAttributes(form) {
+      // The changed fields of the form as typed values; throws on a value that is not a number
+      // and on a blank text in a field a label expression reads (the edit service's rule).
+      function changedAttributes(layer, form) {
         const changed = {};
         for (const input of form.querySelectorAll('input[name]')) {
           if (input.value === input.dataset.original) continue;
@@ -402,6 +693,14 @@ enum MapPageAssets {
             if (input.dataset.type.endsWith('Integer') && !Number.isInteger(number)) throw new Error(input.name + ': \'' + input.value + '\' is not a whole number');
             changed[input.name] = number;
           } else {
+            if (text === '') {
+              const reader = labellingClasses(layer).find(c => (c.definition.labelFields || []).some(f => f.toLowerCase() === input.name.toLowerCase()));
+              if (reader) {
+                const d = reader.definition;
+                throw new Error(layer.name + '.' + input.name + ' may not be empty: annotation class \'' + d.name + '\' (' + reader.annotationTable +
+                  ' class ' + d.id + ') labels with ' + d.labelExpression + ', which reads it');
+              }
+            }
             changed[input.name] = input.value;
           }
         }
@@ -416,7 +715,7 @@ enum MapPageAssets {
       }
 
       async function applyUpdate(layer, oid, form) {
-        const changed = changedAttributes(form);
+        const changed = changedAttributes(layer, form);
         if (!Object.keys(changed).length) { messageBox.textContent = 'nothing changed'; return; }
         const attributes = Object.assign({ [layer.objectIdField]: oid }, changed);
         await applyEdit(layer, { attributes: attributes });
@@ -449,11 +748,16 @@ enum MapPageAssets {
       // What the modules use; `map` and the layers are added when the map is made, and
       // 'annolink:ready' is dispatched on the document then.
       const annolink = window.annolink = {
-        service: service, get: get, post: post, showError: showError, describe: describe,
+        service: service, dataset: document.body.dataset.dataset, get: get, post: post, showError: showError, describe: describe,
         refresh: refresh, applyEdit: applyEdit, openPopup: openPopup, linkedAnnotation: linkedAnnotation,
         message: text => { messageBox.textContent = text; },
         tools: document.getElementById('tools'),
         tapHandlers: [],
+        // Added for the GeoView operations (docs/editor.md, "The core's API").
+        token: token, fetch: request, answer: answer, identify: identify, tapTolerancePx: TAP_TOLERANCE_PX,
+        zoomForScale: zoomForScale, scaleDenominator: scaleDenominator, setScale: setScale, fullExtent: fullExtent,
+        flightSeconds: FLIGHT_SECONDS, popupActions: [], labelFields: layer => Array.from(labelFieldNames(layer)),
+        caller: null,
       };
 
       if (typeof L === 'undefined') {

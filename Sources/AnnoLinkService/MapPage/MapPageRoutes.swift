@@ -2,7 +2,8 @@ import Foundation
 
 /// The map editor in the browser (docs/editor.md) at `/`: the page, its script and style
 /// (embedded in the binary, `MapPageAssets`), Leaflet from Debian's `libjs-leaflet` at
-/// `/leaflet/…` and Tahoma from Debian's `fonts-wine` at `/fonts/…`.
+/// `/leaflet/…` and Tahoma from Debian's `fonts-wine` at `/fonts/…`; and the two answers of its
+/// GeoView operations, `/coordinates` and `/render.png` (`GeoViewRoutes`).
 ///
 /// The page edits through the FeatureServer routes (`query`, `applyEdits`), as any other client
 /// does. Files from the system are read once, at the first request, into a table keyed by
@@ -17,6 +18,7 @@ public struct MapPageRoutes: Routes {
     public init() {}
 
     public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
+        if let answer = GeoViewRoutes.respond(to: request, in: dataset) { return answer }
         let path = request.path
         let file: StaticFile?
         switch path {

@@ -102,7 +102,7 @@ extension MapPageModule {
           try {
             const init = { method: method, headers: { 'Content-Type': 'application/json' } };
             if (body) init.body = JSON.stringify(typeof body === 'function' ? body() : body);
-            const response = await fetch(SESSIONS + path, init);
+            const response = await annolink.fetch(SESSIONS + path, init);   // with the tab's token
             const text = await response.text();
             let json = null;
             try { json = JSON.parse(text); } catch (e) { /* reported below */ }
