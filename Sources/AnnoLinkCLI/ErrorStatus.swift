@@ -25,7 +25,7 @@ extension AnnoLinkCommand {
         case let error as SQLiteError: describe(error)
         case let error as RTreeBulkLoadError: (error.description, error.exitStatus)
         case let error as JournalError: (oneLine(error.description), error.exitStatus)
-        case let error as EditError: (oneLine(error.description), error.exitStatus)
+        case let error as EditError: (oneLine(error.description) + cliHint(error), error.exitStatus)
         case let error as CheckError: (error.description, error.exitStatus)
         case let error as GeometryCodecError: (error.description, error.exitStatus)
         case let error as GeometryValidationError: (oneLine(error.description), error.exitStatus)
@@ -61,6 +61,13 @@ extension AnnoLinkCommand {
         case .readOnly: return ("the file is read-only: \(message)", .ioError)
         default: return ("SQLite: \(message)", .dataError)
         }
+    }
+
+    /// What the command line offers against `error`, after its message: an empty label field
+    /// can be set anyway with `--allow-empty` (a browser or a service client has no such flag,
+    /// so the edit service's own message does not name it).
+    static func cliHint(_ error: EditError) -> String {
+        if case .emptyLabelValue = error { " (--allow-empty sets it anyway)" } else { "" }
     }
 
     /// Lines to show under the `error:` line, indented: the candidates of an ambiguous

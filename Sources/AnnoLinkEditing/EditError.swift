@@ -75,7 +75,7 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
                 "\(Self.distance(tolerance)) (map units) are equally near (\(Self.distance(candidates.first?.distance ?? 0))); give the FID"
         case .emptyLabelValue(let table, let field, let annotationTable, let classID, let className, let expression):
             "\(table).\(field) may not be empty: annotation class '\(className)' (\(annotationTable) class \(classID)) labels with " +
-                "\(expression), which reads it (--allow-empty sets it anyway)"
+                "\(expression), which reads it"
         }
     }
 

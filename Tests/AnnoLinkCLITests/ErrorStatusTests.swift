@@ -179,7 +179,9 @@ struct ErrorStatusTests {
         for entry in Self.cases {
             let (message, status) = AnnoLinkCommand.describe(entry.error)
             #expect(status == entry.status, "\(type(of: entry.error)) \(entry.error)")
-            #expect(message == String(describing: entry.error), "\(type(of: entry.error))")
+            // The one addition: what the command line offers against an empty label value.
+            let hint = if case EditError.emptyLabelValue = entry.error { " (--allow-empty sets it anyway)" } else { "" }
+            #expect(message == String(describing: entry.error) + hint, "\(type(of: entry.error))")
             #expect(!message.contains("\n"))
         }
     }
