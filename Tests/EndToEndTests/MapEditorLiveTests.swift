@@ -179,6 +179,7 @@ struct MapEditorLiveTests {
         #expect(seen["notReloaded"] as? Bool == true && seen["navigations"] as? Int == 1)
         // Within a poll (1 s) and a redraw; generous for a loaded machine.
         #expect((seen["cliSeconds"] as? Double ?? 99) < 10 && (seen["httpSeconds"] as? Double ?? 99) < 10)
+        print("live: the CLI's edit drawn \(seen["cliSeconds"] ?? "") s after the CLI started, the HTTP client's \(seen["httpSeconds"] ?? "") s after its answer")
     }
 
     @Test("/journal over HTTP: state, undo and redo as the CLI, refusals with their statuses")
