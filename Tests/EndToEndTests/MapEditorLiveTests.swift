@@ -265,6 +265,47 @@ struct MapEditorLiveTests {
         #expect(refusedReadOnly.status == 403 && refusedReadOnly.object?["detail"] as? String == "the server is read-only (annolink serve --read-only)")
     }
 
+    /// Arguments: the server's URL. Prints the Undo and Redo buttons' state once the page polls.
+    static let buttonsScript = prelude + "\n" + #"""
+    d = browser()
+    try:
+        d.get(sys.argv[1] + "/")
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "live").text == "live")
+        b = {n: d.find_element(By.NAME, n) for n in ("undo", "redo")}
+        print(json.dumps({n: [e.is_enabled(), e.get_attribute("title")] for n, e in b.items()}))
+    finally:
+        d.quit()
+    """#
+
+    @Test("On a read-only server, and one that wants a token, Undo and Redo are disabled and say why")
+    func buttonsRespectTheServer() throws {
+        let scratch = try ScratchDirectory(prefix: "editor-buttons")
+        let path = scratch.path("sample.gpkg")
+        #expect(try Harness.annolink("sample", path, "--parcels", "20").status == 0)
+        #expect(try Harness.annolink("set", path, "address_points", "3", "AD_ADDRESS=777").status == 0)
+        let tokens = scratch.path("tokens.txt")
+        try "edit-token alice edit\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        let python = try Harness.venvTool("python")
+        for (arguments, why) in [(["--read-only"], "the server is read-only"), (["--tokens", tokens], "editing needs a token")] {
+            let server = try ServeProcess(file: path, arguments: ["--quiet"] + arguments)
+            defer { _ = server.stop() }
+            let result = try Harness.run(python, ["-c", Self.buttonsScript, server.url])
+            try #require(result.status == 0, "\(result.stderr)")
+            let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [Any]])
+            for name in ["undo", "redo"] {
+                #expect(seen[name]?.first as? Bool == false, "\(arguments): \(seen)")
+                #expect(seen[name]?.last as? String == why, "\(arguments): \(seen)")
+            }
+        }
+        // Served with neither, the page offers the CLI's edit for undo.
+        let server = try ServeProcess(file: path, arguments: ["--quiet"])
+        defer { _ = server.stop() }
+        let result = try Harness.run(python, ["-c", Self.buttonsScript, server.url])
+        let seen = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [Any]]
+        #expect(seen?["undo"]?.first as? Bool == true && seen?["undo"]?.last as? String == "Undo #1: set AD_ADDRESS of address_points fid 3", "\(String(describing: seen))")
+        #expect(seen?["redo"]?.first as? Bool == false && seen?["redo"]?.last as? String == "nothing to redo")
+    }
+
     /// Arguments: the server's URL, the service name. Times views at a few scales (from the
     /// call that moves the map to the frame after the view is drawn) and reads what each
     /// fetched. Prints JSON.
