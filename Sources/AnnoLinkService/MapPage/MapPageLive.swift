@@ -107,20 +107,25 @@ extension MapPageModule {
       async function poll() {
         if (document.hidden) return;
         const asked = epoch;
+        let next;
         try {
-          const next = await journal('');
-          if (stepping || asked !== epoch) return;
-          const seenBefore = known;
-          // The page's own edit was adopted (below), but no view followed it: draw one.
-          const owed = viewsAtAdoption !== null && views() === viewsAtAdoption;
-          viewsAtAdoption = null;
-          known = next.key;
-          show(next);
-          if ((seenBefore !== null && next.key !== seenBefore) || owed) await redraw();
+          next = await journal('');
         } catch (e) {
+          // Said beside the buttons, not in the error box: it would fill a box every second.
           liveBox.textContent = 'not live';
           liveBox.className = 'offline';
           liveBox.title = annolink.describe(e);
+          return;
+        }
+        if (stepping || asked !== epoch) return;
+        const seenBefore = known;
+        // The page's own edit was adopted (below), but no view followed it: draw one.
+        const owed = viewsAtAdoption !== null && views() === viewsAtAdoption;
+        viewsAtAdoption = null;
+        known = next.key;
+        show(next);
+        if ((seenBefore !== null && next.key !== seenBefore) || owed) {
+          await redraw().catch(e => annolink.showError(annolink.describe(e)));
         }
       }
 
