@@ -10,9 +10,11 @@ struct ServeCommand: ParsableCommand {
             Serves FILE.gpkg over HTTP until stopped with SIGTERM or SIGINT (Ctrl-C): Esri's
             GeoServices FeatureServer at /arcgis/rest/services/NAME/FeatureServer and OGC API -
             Features at /ogc, where NAME is the file's name without .gpkg; GET /health answers
-            {"status": "ok"} while the file can be read. Every edit regenerates its linked
-            annotation in the same transaction and is journaled, with the user of its token
-            ('annolink log', 'annolink undo').
+            {"status": "ok"} while the file can be read; GET /journal says where the edit
+            journal stands, and POST /journal/undo and /journal/redo do what 'annolink undo'
+            and 'annolink redo' do. Every edit regenerates its linked annotation in the same
+            transaction and is journaled, with the user of its token ('annolink log',
+            'annolink undo').
 
             Prints the URL on standard output once it accepts connections, and one line per
             request on standard error: time, method, path, status, milliseconds, user ('-' for

@@ -712,6 +712,9 @@ enum MapPageAssets {
         const outcome = (result.updateResults || [])[0];
         if (!outcome) throw new Error('applyEdits answered no result');
         if (!outcome.success) throw new Error(describe(outcome.error));
+        // The modules' business after an edit of the page's own (the live module takes the
+        // journal's new state, so it does not draw the view a second time).
+        for (const hook of annolink.afterEdit) await hook();
       }
 
       async function applyUpdate(layer, oid, form) {
@@ -753,6 +756,7 @@ enum MapPageAssets {
         message: text => { messageBox.textContent = text; },
         tools: document.getElementById('tools'),
         tapHandlers: [],
+        afterEdit: [],
         // Added for the GeoView operations (docs/editor.md, "The core's API").
         token: token, fetch: request, answer: answer, identify: identify, tapTolerancePx: TAP_TOLERANCE_PX,
         zoomForScale: zoomForScale, scaleDenominator: scaleDenominator, setScale: setScale, fullExtent: fullExtent,

@@ -1,0 +1,136 @@
+import AnnoLinkEditing
+import AnnoLinkStore
+import Foundation
+
+/// The file's edit journal over HTTP (docs/serve.md, docs/editor.md): where it stands, for the
+/// map page to notice edits made by other clients, and undo and redo as `annolink undo` and
+/// `annolink redo` do them, through the same typed requests of the edit service.
+///
+/// - `GET /journal`: `{"key", "lastEntry", "undo", "redo", "lastChange", "readOnly", "mayEdit"}`.
+///   `key` changes with every journaled change of the file, whichever process made it (a new
+///   entry, an undo, a redo), and with `gpkg_contents.last_change` (which GDAL and QGIS stamp
+///   when they write); `undo` and `redo` are the entries each would take (null when none),
+///   as `annolink log --json` writes entries. It is read fresh from the file at every request
+///   (one read transaction, three indexed look-ups), so a page polling it sees changes made by
+///   another process, which the server is never told of.
+/// - `POST /journal/undo`, `POST /journal/redo`: `{"undone"` (or `"redone"`)`: entry,
+///   "journal": …}` (the state after). The refusals of the command line, in its words, as
+///   problem documents (RFC 9457): 409 when there is nothing to undo or redo or the rows changed
+///   since (`undo refused: …`); 403 on a read-only server or a read-only token; 401 without a
+///   token when the server has `--tokens`, or with one it does not know.
+///
+/// Undo and redo run through `Dataset.write(user:)`, so one writer at a time and the caller's
+/// user set on the journal as for any edit; the journal marks the entry undone or done again
+/// and records no new entry (as `annolink undo`), so who undid it is not recorded.
+public struct JournalRoutes: Routes {
+    /// The path of the journal's state.
+    public static let path = "/journal"
+
+    public init() {}
+
+    public func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
+        var path = request.path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard path == Self.path || path.hasPrefix(Self.path + "/") else { return nil }
+        let action = path.dropFirst(Self.path.count)
+        do {
+            switch action {
+            case "":
+                guard request.method == "GET" || request.method == "HEAD" else { return Self.notAllowed(path, allow: "GET, HEAD") }
+                if request.caller == .invalidToken { throw Refusal.unauthorized("the token is not valid", invalid: true) }
+                return Self.answer(try Self.state(dataset, caller: request.caller))
+            case "/undo", "/redo":
+                guard request.method == "POST" else { return Self.notAllowed(path, allow: "POST") }
+                try Self.authorize(request, dataset: dataset)
+                let undoing = action == "/undo"
+                let entry = try dataset.write(user: request.caller.userName) { service in
+                    undoing ? try service.run(Undo()) : try service.run(Redo())
+                }
+                return Self.answer(.object([(undoing ? "undone" : "redone", Self.json(entry)),
+                                            ("journal", try Self.state(dataset, caller: request.caller))]))
+            default:
+                return .problem(status: 404, detail: "there is no resource at \(path); the journal answers \(Self.path), \(Self.path)/undo and \(Self.path)/redo")
+            }
+        } catch {
+            return Self.response(for: error)
+        }
+    }
+
+    /// Refuses an undo or redo the caller may not make, with the words of the other interfaces.
+    static func authorize(_ request: HTTPRequest, dataset: Dataset) throws {
+        if dataset.readOnly { throw ServiceError.readOnly }
+        switch request.caller {
+        case .invalidToken: throw Refusal.unauthorized("the token is not valid", invalid: true)
+        case .anonymous(mayEdit: false): throw Refusal.unauthorized("undo and redo need a token (Authorization: Bearer TOKEN)", invalid: false)
+        case .user(let name, mayEdit: false): throw Refusal.forbidden("the token of \(name) grants reading only")
+        default: break
+        }
+    }
+
+    /// The journal's state as `GET /journal` answers it, read fresh from the file.
+    static func state(_ dataset: Dataset, caller: Caller) throws -> JSONText {
+        let (head, lastChange) = try dataset.read { package in
+            (try Journal(package: package).head(),
+             try package.connection.scalarText("SELECT max(last_change) FROM gpkg_contents") ?? "")
+        }
+        return .object([
+            ("key", .string(head.key + "/" + lastChange)),
+            ("lastEntry", .integer(head.lastEntry)),
+            ("undo", head.undo.map(json) ?? .null),
+            ("redo", head.redo.map(json) ?? .null),
+            ("lastChange", .string(lastChange)),
+            ("readOnly", .bool(dataset.readOnly)),
+            ("mayEdit", .bool(!dataset.readOnly && caller.mayEdit)),
+        ])
+    }
+
+    /// An entry with the keys of `annolink log --json`.
+    static func json(_ entry: JournalEntry) -> JSONText {
+        var members: [(String, JSONText)] = [
+            ("id", .integer(entry.id)), ("time", .string(entry.time)), ("state", .string(entry.state.rawValue)),
+            ("kind", .string(entry.kind.rawValue)), ("summary", .string(entry.summary)), ("command", .string(entry.command)),
+            ("rows", .integer(Int64(entry.rowCount))), ("tables", .array(entry.tables.map(JSONText.string))),
+        ]
+        if let user = entry.user { members.append(("user", .string(user))) }
+        return .object(members)
+    }
+
+    static func answer(_ json: JSONText) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: Array(json.rendered().utf8))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    static func notAllowed(_ path: String, allow: String) -> HTTPResponse {
+        var refusal = HTTPResponse.problem(status: 405, detail: "\(path) answers \(allow.replacingOccurrences(of: ", HEAD", with: "")) only")
+        refusal.headers.append(("Allow", allow))
+        return refusal
+    }
+
+    /// A refusal of the caller, before the journal is touched.
+    enum Refusal: Error {
+        case unauthorized(String, invalid: Bool)
+        case forbidden(String)
+    }
+
+    /// The problem document for a failure: the journal's refusals in the command line's words.
+    static func response(for error: any Error) -> HTTPResponse {
+        switch error {
+        case Refusal.unauthorized(let detail, let invalid):
+            var response = HTTPResponse.problem(status: 401, detail: detail)
+            response.headers.append(("WWW-Authenticate", invalid ? "Bearer realm=\"annolink\", error=\"invalid_token\"" : "Bearer realm=\"annolink\""))
+            return response
+        case Refusal.forbidden(let detail): return .problem(status: 403, detail: detail)
+        case ServiceError.readOnly: return .problem(status: 403, detail: "the server is read-only (annolink serve --read-only)")
+        case let e as ServiceError: return .problem(status: 503, detail: e.description)
+        case let e as JournalError:
+            if case .corrupt = e { return .problem(status: 500, detail: e.description) }
+            return .problem(status: 409, detail: e.description)
+        case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
+            var response = HTTPResponse.problem(status: 503, detail: "the file is busy; try again")
+            response.headers.append(("Retry-After", "1"))
+            return response
+        default: return .problem(status: 500, detail: "\(error)")
+        }
+    }
+}
