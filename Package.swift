@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkServiceTests", dependencies: [
             "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkChecks", "AnnoLinkTestSupport",
         ]),
-        .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkPostGIS", "AnnoLinkTestSupport"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`
         // builds it first, and the harness runs the one beside the test bundle.
         .testTarget(name: "EndToEndTests", dependencies: ["annolink", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),

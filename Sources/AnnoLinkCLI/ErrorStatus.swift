@@ -25,6 +25,7 @@ extension AnnoLinkCommand {
         case let error as StoreError: (error.description, error.exitStatus)
         case let error as SQLiteError: describe(error)
         case let error as PostgreSQLError: (oneLine(error.description), error.exitStatus)
+        case let error as CopyError: (oneLine(error.description), error.exitStatus)
         case let error as RTreeBulkLoadError: (error.description, error.exitStatus)
         case let error as JournalError: (oneLine(error.description), error.exitStatus)
         case let error as EditError: (oneLine(error.description), error.exitStatus)
@@ -117,6 +118,16 @@ extension PostgreSQLError {
         case .unavailable, .conflict: .temporaryFailure
         case .permission: .ioError
         case .invalidData, .invalidStatement, .other: .dataError
+        }
+    }
+}
+
+extension CopyError {
+    /// A destination that exists is 73, as for every output; the rest is the data.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .tablesExist, .destinationExists: .cannotCreate
+        case .unconvertibleValue, .notADataSet, .unsupported: .dataError
         }
     }
 }

@@ -1,0 +1,201 @@
+import AnnoLinkGeometry
+import AnnoLinkTestSupport
+import Foundation
+import Testing
+
+/// `annolink copy` between a GeoPackage and a real PostGIS database (scripts/pg-test-cluster),
+/// checked by a dump comparison of the file that comes back, by `annolink check`, by GDAL's
+/// validator and by GDAL's `ogrinfo` reading the PostGIS tables.
+@Suite struct CopyTests {
+    /// Loudoun imported and repaired (`check --fix`), so that `check` is clean before the copy.
+    func cleanLoudoun() throws -> String? {
+        guard let path = try Harness.importLoudoun() else { return nil }
+        let fixed = try Harness.annolink("check", path, "--fix")
+        #expect(fixed.status == 0, "check --fix: \(fixed.stderr)")
+        let clean = try Harness.annolink("check", path)
+        #expect(clean.status == 0, "check after --fix: \(clean.stdout)")
+        return path
+    }
+
+    @Test func loudounThereAndBackGivesTheSameRows() throws {
+        guard let original = try cleanLoudoun() else { return }
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+
+        let there = try Harness.annolink("copy", original, database.connectionString)
+        #expect(there.status == 0, "copy into PostGIS: \(there.stderr)")
+        #expect(there.stdout.contains("ParcelLinesAnno_1: 115 POLYGON annotation"))
+        #expect(there.stdout.contains("not copied:\n  the edit journal"))
+
+        // GDAL reads the PostGIS tables: counts, and one geometry per kind equal to the file's.
+        let gdal = try database.gdalConnectionString
+        if Harness.hasGDAL {
+            for (table, count) in [("Loudoun_Address_Points_1", 33), ("ParcelLines_1", 115), ("Loudoun_Subdivision_1", 6),
+                                   ("ParcelLinesAnno_1", 115), ("Loudoun_Address_PointsAnno_1", 33)] {
+                let summary = try ExternalTool.ogrinfo.output(["-ro", "-so", gdal, table])
+                #expect(summary.contains("Feature Count: \(count)"), "\(table): \(summary)")
+                #expect(summary.contains("ID[\"EPSG\",2924]"), "\(table) CRS")
+                let fid = try Harness.sqlite(original, "SELECT min(fid) FROM \"\(table)\"")
+                let fromPostGIS = try geometryLines(try ExternalTool.ogrinfo.output(["-ro", gdal, table, "-fid", fid]))
+                let fromFile = try geometryLines(try ExternalTool.ogrinfo.output(["-ro", original, table, "-fid", fid]))
+                #expect(!fromFile.isEmpty && fromPostGIS == fromFile, "\(table) fid \(fid)")
+            }
+        }
+
+        let back = original.replacingOccurrences(of: "loudoun.gpkg", with: "back.gpkg")
+        let copiedBack = try Harness.annolink("copy", gdal, back)
+        #expect(copiedBack.status == 0, "copy back: \(copiedBack.stderr)")
+
+        // Every table, every column value, the schema and the fid sequences.
+        let before = try normalisedDump(original), after = try normalisedDump(back)
+        #expect(before.count > 1000)
+        let same = after == before
+        #expect(same, "first difference: \(firstDifference(before, after))")
+        // Extents are rebuilt from the new R-trees, whose boxes are 32-bit floats rounded
+        // outwards: equal within that rounding, and never smaller.
+        let extents = "SELECT table_name, min_x, min_y, max_x, max_y FROM gpkg_contents WHERE data_type = 'features' ORDER BY table_name"
+        let originalExtents = try Harness.sqlite(original, extents).split(separator: "\n")
+        let backExtents = try Harness.sqlite(back, extents).split(separator: "\n")
+        #expect(originalExtents.count == 8 && backExtents.count == 8)
+        for (a, b) in zip(originalExtents, backExtents) {
+            let x = a.split(separator: "|"), y = b.split(separator: "|")
+            #expect(x[0] == y[0])
+            for i in 1...4 {
+                let u = Double(x[i]) ?? .nan, v = Double(y[i]) ?? .nan
+                #expect(abs(u - v) <= 2, "\(x[0]) extent \(i): \(u) vs \(v)")
+                #expect(i <= 2 ? v <= u : v >= u, "\(x[0]) extent \(i) shrank: \(u) vs \(v)")
+            }
+        }
+        let check = try Harness.annolink("check", back)
+        #expect(check.status == 0, "check on the copy: \(check.stdout)")
+        if Harness.hasGDAL { #expect(try Harness.validate(back) == "") }
+    }
+
+    @Test func existingTablesAndFilesAreRefusedUnlessOverwrite() throws {
+        guard let original = try Harness.importLoudoun() else { return }
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        #expect(try Harness.annolink("copy", original, database.connectionString).status == 0)
+        let again = try Harness.annolink("copy", original, database.connectionString)
+        #expect(again.status == 73)
+        #expect(again.stderr.contains("'ParcelLines_1'") && again.stderr.contains("--overwrite"))
+        let replaced = try Harness.annolink("copy", "--overwrite", original, database.connectionString)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try database.psql("SELECT count(*) FROM public.\"ParcelLines_1\"").trimmingCharacters(in: .whitespacesAndNewlines) == "115")
+        #expect(try database.psql("SELECT count(*) FROM annolink.annotation_classes").trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+        #expect(try database.psql("SELECT count(*) FROM annolink.contents").trimmingCharacters(in: .whitespacesAndNewlines) == "9")
+
+        // A GeoPackage destination: refused when it exists, replaced with --overwrite.
+        let back = original.replacingOccurrences(of: "loudoun.gpkg", with: "back.gpkg")
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: back))
+        let refused = try Harness.annolink("copy", database.connectionString, back)
+        #expect(refused.status == 73)
+        #expect(try String(contentsOfFile: back, encoding: .utf8) == "not a database")
+        let overwritten = try Harness.annolink("copy", "--overwrite", database.connectionString, back)
+        #expect(overwritten.status == 0, "\(overwritten.stderr)")
+        #expect(try Harness.sqlite(back, "SELECT count(*) FROM ParcelLinesAnno_1") == "115")
+    }
+
+    @Test func aValueThatCannotGoLeavesTheDatabaseUntouched() throws {
+        guard let original = try Harness.importLoudoun(), Harness.hasGDAL else { return }
+        // Text in a MEDIUMINT column: SQLite keeps it, PostgreSQL's bigint cannot.
+        let fid = try Harness.sqlite(original, "SELECT max(fid) FROM ParcelLines_1")
+        try Harness.gdalSQL(original, "UPDATE ParcelLines_1 SET LEFT_FID = 'left' WHERE fid = \(fid)")
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        let failed = try Harness.annolink("copy", original, database.connectionString)
+        #expect(failed.status == 65)
+        #expect(failed.stderr.contains("ParcelLines_1 fid \(fid), column LEFT_FID: 'left' cannot be stored in a MEDIUMINT column"), "\(failed.stderr)")
+        // One transaction: no table, no annolink schema, nothing in spatial_ref_sys beyond PostGIS's own.
+        #expect(try database.psql("""
+            SELECT count(*) FROM pg_tables WHERE schemaname IN ('public', 'annolink') AND tablename <> 'spatial_ref_sys'
+            """).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try database.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'annolink'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    @Test func wrongDestinationsAreToldByExitStatus() throws {
+        guard let original = try Harness.importLoudoun() else { return }
+        let missing = try Harness.annolink("copy", original, try PostgresTestServer.connectionString(database: "annolink_no_such_database"))
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr.contains("annolink_no_such_database"))
+        let unreachable = try Harness.annolink("copy", original, "postgresql://editor:secret@127.0.0.1:1/county?connect_timeout=2")
+        #expect(unreachable.status == 75, "\(unreachable.stderr)")
+        #expect(!unreachable.stderr.contains("secret"))
+        let twoFiles = try Harness.annolink("copy", original, original + ".copy")
+        #expect(twoFiles.status == 64)
+        let noFile = try Harness.annolink("copy", original + ".missing", "postgresql://127.0.0.1:1/x")
+        #expect(noFile.status == 66)
+        // A database without annolink's layout has no data set to copy back.
+        let empty = try PostgresTestDatabase()
+        defer { try? empty.drop() }
+        let nothing = try Harness.annolink("copy", empty.connectionString, original + ".back")
+        #expect(nothing.status == 65)
+        #expect(!FileManager.default.fileExists(atPath: original + ".back"))
+    }
+
+    /// The geometry lines of `ogrinfo`'s feature listing (the WKT under the attributes).
+    func geometryLines(_ output: String) throws -> [String] {
+        output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { ["POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON"].contains(String($0.prefix { $0 != " " })) }
+    }
+
+    /// The file's content for a there-and-back comparison: the schema (`sqlite_master`), the
+    /// fid sequences, and every row of every table (R-trees by their entries; the journal and
+    /// its `gpkg_extensions` rows, and `gpkg_contents`' extents, left out), each table's rows
+    /// sorted, GeoPackage geometry blobs decoded and encoded again (the normalisation: the
+    /// same geometry gives the same bytes).
+    func normalisedDump(_ path: String) throws -> [String] {
+        var lines = try Harness.sqlite(path, """
+            SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master
+            WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE 'annolink_journal%' ORDER BY name
+            """).split(separator: "\n").map(String.init)
+        lines += try Harness.sqlite(path, "SELECT 'sequence ' || name || ' ' || seq FROM sqlite_sequence WHERE name NOT LIKE 'annolink_journal%' ORDER BY name")
+            .split(separator: "\n").map(String.init)
+        let tables = try Harness.sqlite(path, """
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'annolink_journal%'
+              AND NOT (name LIKE 'rtree_%' AND (name LIKE '%_node' OR name LIKE '%_parent' OR name LIKE '%_rowid')) ORDER BY name
+            """).split(separator: "\n").map(String.init)
+        for table in tables {
+            let select: String
+            switch table {
+            case "gpkg_contents": select = "SELECT table_name, data_type, identifier, description, last_change, srs_id FROM gpkg_contents"
+            case "gpkg_extensions": select = "SELECT * FROM gpkg_extensions WHERE table_name IS NULL OR table_name NOT LIKE 'annolink_journal%'"
+            default: select = "SELECT * FROM \"\(table)\""
+            }
+            let rows = try ExternalTool.sqlite3.output(["-cmd", ".mode quote", path, select]).split(separator: "\n").map { normaliseGeometry(String($0)) }
+            lines += rows.sorted().map { "\(table): \($0)" }
+        }
+        return lines
+    }
+
+    /// `line` with each GeoPackage blob literal (`X'4750…'`) decoded and encoded again.
+    func normaliseGeometry(_ line: String) -> String {
+        var result = ""
+        var rest = Substring(line)
+        while let start = rest.range(of: "X'4750") {
+            result += rest[..<start.lowerBound]
+            let hexStart = rest.index(start.lowerBound, offsetBy: 2)
+            guard let end = rest[hexStart...].firstIndex(of: "'") else { break }
+            let hex = rest[hexStart..<end]
+            var bytes: [UInt8] = []
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                let next = hex.index(index, offsetBy: 2)
+                bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            if let geometry = try? GeoPackageGeometry(blob: bytes) {
+                result += "X'" + GeoPackageGeometry.encode(geometry.geometry, srsID: geometry.srsID).map { String(format: "%02X", $0) }.joined() + "'"
+            } else {
+                result += "X'\(hex)'"
+            }
+            rest = rest[rest.index(after: end)...]
+        }
+        return result + rest
+    }
+
+    func firstDifference(_ a: [String], _ b: [String]) -> String {
+        for (x, y) in zip(a, b) where x != y { return "\n  \(x.prefix(300))\n  \(y.prefix(300))" }
+        return "lengths \(a.count) and \(b.count)"
+    }
+}
