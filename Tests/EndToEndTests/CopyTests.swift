@@ -113,6 +113,40 @@ import Testing
         #expect(try database.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'annolink'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
+    @Test func aGeometryThatCannotComeBackLeavesNoFile() throws {
+        guard let original = try Harness.importLoudoun() else { return }
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        #expect(try Harness.annolink("copy", original, database.connectionString).status == 0)
+        // A geometry collection (annolink stores none) in the last table, after every other
+        // table has been written to the new file.
+        try database.psql("""
+            ALTER TABLE public."ParcelLinesAnno_1" ALTER COLUMN geom TYPE geometry(Geometry, 2924);
+            UPDATE public."ParcelLinesAnno_1" SET geom = 'SRID=2924;GEOMETRYCOLLECTION(POINT(1 2))' WHERE fid = (SELECT max(fid) FROM public."ParcelLinesAnno_1")
+            """)
+        let folder = URL(fileURLWithPath: original).deletingLastPathComponent()
+        let back = folder.appendingPathComponent("back.gpkg").path
+        let failed = try Harness.annolink("copy", database.connectionString, back)
+        #expect(failed.status == 65)
+        #expect(failed.stderr.contains("the geometry of ParcelLinesAnno_1 fid"), "\(failed.stderr)")
+        // No file under the name, no temporary file beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["loudoun.gpkg"])
+    }
+
+    @Test func jsonOutputHasTheDocumentedKeys() throws {
+        guard let original = try Harness.importLoudoun() else { return }
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        let result = try Harness.annolink("copy", original, database.connectionString, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["tables", "annotationClasses", "layerStyles", "spatialReferenceSystems", "notCopied"])
+        let tables = try #require(object["tables"] as? [[String: Any]])
+        #expect(tables.count == 8)
+        #expect(Set(tables[0].keys) == ["name", "geometryTypeName", "srsID", "rows", "isAnnotation"])
+        #expect(object["annotationClasses"] as? Int == 2)
+    }
+
     @Test func wrongDestinationsAreToldByExitStatus() throws {
         guard let original = try Harness.importLoudoun() else { return }
         let missing = try Harness.annolink("copy", original, try PostgresTestServer.connectionString(database: "annolink_no_such_database"))
