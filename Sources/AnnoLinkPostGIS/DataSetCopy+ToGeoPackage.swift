@@ -55,6 +55,12 @@ extension DataSetCopy {
             throw CopyError.notADataSet("the database's annolink schema lists no feature tables (annolink.contents is empty)")
         }
         let annotationTables = Set(try connection.query("SELECT table_name FROM annolink.annotation_tables").rows.compactMap { $0[0].textValue })
+        for row in try connection.query("""
+            SELECT f_table_name::text FROM public.geometry_columns WHERE f_table_schema = $1
+              AND f_table_name::text NOT IN (SELECT table_name FROM annolink.contents) ORDER BY 1
+            """, [.text(PostGISLayout.dataSchema)]).rows {
+            summary.notCopied.append("\(row[0].textValue ?? ""): a PostGIS table that is not part of the annolink data set (not in annolink.contents)")
+        }
 
         let package = try GeoPackage.create(path: path)
         try package.connection.write {
@@ -77,12 +83,7 @@ extension DataSetCopy {
                     throw CopyError.unsupported("table '\(name)' has Z or M coordinates, which annolink does not store")
                 }
                 let geometryColumn = row[4].textValue ?? "geom", typeName = row[5].textValue ?? "GEOMETRY", srsID = row[6].integerValue ?? 0
-                let columns = try connection.query("""
-                    SELECT column_name, declared_type, not_null, default_sql, primary_key FROM annolink.columns WHERE table_name = $1 ORDER BY position
-                    """, [.text(name)]).rows.map {
-                    Column(name: $0[0].textValue ?? "", type: $0[1].textValue ?? "", isNotNull: $0[2].boolValue ?? false,
-                           defaultSQL: $0[3].textValue, isPrimaryKey: $0[4].boolValue ?? false)
-                }
+                let (columns, selectList) = try tableColumns(name, on: connection)
                 guard let primaryKey = columns.first(where: \.isPrimaryKey) else {
                     throw CopyError.notADataSet("annolink.columns has no primary key for table '\(name)'")
                 }
@@ -90,7 +91,7 @@ extension DataSetCopy {
                 let table = try package.createFeatureTable(FeatureTableDefinition(
                     name: name, geometryColumn: geometryColumn, geometryTypeName: typeName, srsID: srsID, columns: attributes,
                     description: row[2].textValue ?? ""), spatialIndex: false)
-                let count = try copyRows(of: table, sourceColumns: columns.map(\.name), primaryKey: primaryKey.name, from: connection,
+                let count = try copyRows(of: table, sourceColumns: columns.map(\.name), selectList: selectList, primaryKey: primaryKey.name, from: connection,
                                          into: package, progress: progress)
                 if annotationTables.contains(name) { try package.registerAnnotationTable(name) }
                 try package.createSpatialIndex(table: name, column: geometryColumn)
@@ -131,6 +132,49 @@ extension DataSetCopy {
         return summary
     }
 
+    /// The columns of the PostGIS table `name` as the GeoPackage declares them, and the select
+    /// expression of each: the columns `annolink.columns` registers that the table still has,
+    /// in their order, then any added to the table by other means since (by SQL, by another
+    /// program), with a GeoPackage type derived from the PostgreSQL one — integers `INTEGER`,
+    /// floating point and numeric `DOUBLE` (numeric read as float8), `BOOLEAN`, `BLOB` for
+    /// bytea, and `TEXT` for every other type, read as its text form — so that nothing in the
+    /// table is left behind.
+    ///
+    /// - Throws: `CopyError.notADataSet` when the table is missing.
+    private static func tableColumns(_ name: String, on connection: PostgreSQLConnection) throws -> ([Column], [String]) {
+        let actual = try connection.query("""
+            SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_attribute a
+            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            """, [.text(PostGISLayout.qualified(name))]).rows
+        guard !actual.isEmpty else {
+            throw CopyError.notADataSet("annolink.contents lists table '\(name)', but the database has no table \(PostGISLayout.qualified(name))")
+        }
+        let present = Set(actual.compactMap { $0[0].textValue })
+        var columns = try connection.query("""
+            SELECT column_name, declared_type, not_null, default_sql, primary_key FROM annolink.columns WHERE table_name = $1 ORDER BY position
+            """, [.text(name)]).rows.map {
+            Column(name: $0[0].textValue ?? "", type: $0[1].textValue ?? "", isNotNull: $0[2].boolValue ?? false,
+                   defaultSQL: $0[3].textValue, isPrimaryKey: $0[4].boolValue ?? false)
+        }.filter { present.contains($0.name) }
+        var selectList = columns.map { quoteIdentifier($0.name) }
+        let registered = Set(columns.map(\.name))
+        for row in actual {
+            guard let column = row[0].textValue, !registered.contains(column), let type = row[1].textValue else { continue }
+            let declared: String, expression: String
+            switch type.split(separator: "(").first.map(String.init) ?? type {
+            case "bigint", "integer", "smallint": (declared, expression) = ("INTEGER", quoteIdentifier(column))
+            case "double precision", "real": (declared, expression) = ("DOUBLE", quoteIdentifier(column))
+            case "numeric": (declared, expression) = ("DOUBLE", quoteIdentifier(column) + "::float8")
+            case "boolean": (declared, expression) = ("BOOLEAN", quoteIdentifier(column))
+            case "bytea": (declared, expression) = ("BLOB", quoteIdentifier(column))
+            default: (declared, expression) = ("TEXT", quoteIdentifier(column) + "::text")
+            }
+            columns.append(Column(name: column, type: declared, isNotNull: row[2].boolValue ?? false))
+            selectList.append(expression)
+        }
+        return (columns, selectList)
+    }
+
     /// The quoted name of the identity sequence of `table`.`column`.
     private static func pgSequence(of table: String, column: String, on connection: PostgreSQLConnection) throws -> String {
         guard let name = try connection.scalar("SELECT pg_get_serial_sequence($1, $2)", [.text(PostGISLayout.qualified(table)), .text(column)])?
@@ -143,7 +187,7 @@ extension DataSetCopy {
     /// Streams the rows of the PostGIS table into the new GeoPackage table with one prepared
     /// INSERT. Returns the count.
     private static func copyRows(
-        of table: FeatureTable, sourceColumns: [String], primaryKey: String, from connection: PostgreSQLConnection, into package: GeoPackage,
+        of table: FeatureTable, sourceColumns: [String], selectList: [String], primaryKey: String, from connection: PostgreSQLConnection, into package: GeoPackage,
         progress: (CopyProgress) -> Void
     ) throws -> Int {
         // The source's primary key goes into the new table's (always `fid`); the rest by name.
@@ -157,7 +201,7 @@ extension DataSetCopy {
         let total = Int(try connection.scalar("SELECT count(*) FROM \(PostGISLayout.qualified(table.name))")?.integerValue ?? 0)
         var done = 0
         progress(CopyProgress(table: table.name, rows: 0, totalRows: total))
-        let query = "SELECT \(sourceColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(PostGISLayout.qualified(table.name)) " +
+        let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(PostGISLayout.qualified(table.name)) " +
             "ORDER BY \(quoteIdentifier(primaryKey))"
         try connection.copyOut(query: query) { values in
             insert.reset()

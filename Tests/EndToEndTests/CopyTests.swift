@@ -133,6 +133,28 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["loudoun.gpkg"])
     }
 
+    @Test func columnsAddedInPostGISComeBackAndOtherTablesAreListed() throws {
+        guard let original = try Harness.importLoudoun() else { return }
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        #expect(try Harness.annolink("copy", original, database.connectionString).status == 0)
+        // Another program adds columns to a copied table, and a table of its own.
+        try database.psql("""
+            ALTER TABLE public."ParcelLines_1" ADD COLUMN surveyed date DEFAULT '2024-05-01', ADD COLUMN share numeric DEFAULT 1.5,
+              ADD COLUMN checked boolean NOT NULL DEFAULT true;
+            CREATE TABLE public.other (id integer PRIMARY KEY, g geometry(Point, 4326))
+            """)
+        let back = original.replacingOccurrences(of: "loudoun.gpkg", with: "back.gpkg")
+        let copied = try Harness.annolink("copy", database.connectionString, back)
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stdout.contains("not copied:\n  other: a PostGIS table that is not part of the annolink data set"), "\(copied.stdout)")
+        #expect(try Harness.sqlite(back, "SELECT DISTINCT surveyed, share, checked FROM ParcelLines_1") == "2024-05-01|1.5|1")
+        #expect(try Harness.sqlite(back, "SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('ParcelLines_1') WHERE cid >= 10")
+            == "surveyed TEXT, share DOUBLE, checked BOOLEAN")
+        let check = try Harness.annolink("check", back)
+        #expect(check.status == 0 || check.status == 1, "\(check.stderr)")
+    }
+
     @Test func jsonOutputHasTheDocumentedKeys() throws {
         guard let original = try Harness.importLoudoun() else { return }
         let database = try PostgresTestDatabase()
