@@ -155,6 +155,39 @@ import Testing
         #expect(check.status == 0 || check.status == 1, "\(check.stderr)")
     }
 
+    @Test func aCopyKilledWhileStreamingLeavesNothing() throws {
+        let folder = try Harness.temporaryDirectory()
+        let sample = folder.appendingPathComponent("sample.gpkg").path
+        let made = try Harness.annolink("sample", sample, "--parcels", "20000", "--seed", "3")
+        #expect(made.status == 0, "\(made.stderr)")
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        // Killed (SIGKILL: no handler runs) once a COPY of it is under way on the server.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=INT,TERM,HUP", Harness.binary, "copy", sample, database.connectionString]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let activity = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database.name)'"
+        var copying = false
+        for _ in 0..<600 where process.isRunning {
+            if try PostgresTestServer.psql(activity + " AND query LIKE 'COPY%'").trimmingCharacters(in: .whitespacesAndNewlines) != "0" {
+                copying = true
+                break
+            }
+            usleep(50_000)
+        }
+        #expect(copying, "the copy ended before a COPY was seen")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The server ends the session and rolls its transaction back.
+        for _ in 0..<200 where try PostgresTestServer.psql(activity).trimmingCharacters(in: .whitespacesAndNewlines) != "0" { usleep(50_000) }
+        #expect(try database.psql("""
+            SELECT count(*) FROM pg_tables WHERE schemaname IN ('public', 'annolink') AND tablename <> 'spatial_ref_sys'
+            """).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
     @Test func jsonOutputHasTheDocumentedKeys() throws {
         guard let original = try Harness.importLoudoun() else { return }
         let database = try PostgresTestDatabase()
