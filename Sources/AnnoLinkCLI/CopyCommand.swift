@@ -85,7 +85,8 @@ struct CopyCommand: ParsableCommand {
         for table in summary.tables {
             Output.line("  \(table.name): \(table.rows) \(table.geometryTypeName)\(table.isAnnotation ? " annotation" : "") (srs_id \(table.srsID))")
         }
-        Output.line("  \(summary.annotationClasses) annotation classes, \(summary.layerStyles) layer styles, \(summary.spatialReferenceSystems) CRS definitions")
+        Output.line("  \(summary.annotationClasses) annotation classes, \(summary.layerStyles) layer styles, " +
+                    "\(summary.spatialReferenceSystems) CRS definitions")
         if !summary.notCopied.isEmpty {
             Output.line("not copied:")
             for line in summary.notCopied { Output.line("  \(line)") }

@@ -74,7 +74,8 @@ extension DataSetCopy {
                     INSERT OR REPLACE INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition, description)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """, [.text(system.name), .integer(system.srsID), .text(system.organization), .integer(system.organizationCoordsysID),
-                          .text(system.definition), SQLValue(system.description)])
+                          .text(system.definition), SQLValue(system.description),
+                    ])
                 summary.spatialReferenceSystems += 1
             }
             for row in tables {
@@ -91,7 +92,8 @@ extension DataSetCopy {
                 let table = try package.createFeatureTable(FeatureTableDefinition(
                     name: name, geometryColumn: geometryColumn, geometryTypeName: typeName, srsID: srsID, columns: attributes,
                     description: row[2].textValue ?? ""), spatialIndex: false)
-                let count = try copyRows(of: table, sourceColumns: columns.map(\.name), selectList: selectList, primaryKey: primaryKey.name, from: connection,
+                let count = try copyRows(
+                    of: table, sourceColumns: columns.map(\.name), selectList: selectList, primaryKey: primaryKey.name, from: connection,
                                          into: package, progress: progress)
                 if annotationTables.contains(name) { try package.registerAnnotationTable(name) }
                 try package.createSpatialIndex(table: name, column: geometryColumn)
@@ -187,7 +189,8 @@ extension DataSetCopy {
     /// Streams the rows of the PostGIS table into the new GeoPackage table with one prepared
     /// INSERT. Returns the count.
     private static func copyRows(
-        of table: FeatureTable, sourceColumns: [String], selectList: [String], primaryKey: String, from connection: PostgreSQLConnection, into package: GeoPackage,
+        of table: FeatureTable, sourceColumns: [String], selectList: [String], primaryKey: String, from connection: PostgreSQLConnection,
+        into package: GeoPackage,
         progress: (CopyProgress) -> Void
     ) throws -> Int {
         // The source's primary key goes into the new table's (always `fid`); the rest by name.

@@ -82,8 +82,9 @@ public enum DataSetCopy {
         }
 
         let sequences = try package.connection.hasTable("sqlite_sequence")
-            ? Dictionary(try package.connection.rows("SELECT name, seq FROM sqlite_sequence").map { ($0[0].textValue ?? "", $0[1].integerValue ?? 0) },
-                         uniquingKeysWith: max)
+            ? Dictionary(
+                try package.connection.rows("SELECT name, seq FROM sqlite_sequence").map { ($0[0].textValue ?? "", $0[1].integerValue ?? 0) },
+                uniquingKeysWith: max)
             : [:]
         let firstPosition = Int(try connection.scalar("SELECT coalesce(max(position) + 1, 0) FROM annolink.contents")?.integerValue ?? 0)
         for (index, table) in tables.enumerated() {
@@ -121,8 +122,10 @@ public enum DataSetCopy {
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
                 """, [.text(c.annotationTable), .int8(c.classID), .text(c.name), .text(c.originTable), PostgreSQLValue(c.whereClause),
                       .text(c.expression), .text(c.fontName), .float8(c.fontSize), .int4(Int32(c.horizontalAlignment)),
-                      .int4(Int32(c.verticalAlignment)), .float8(c.referenceScale), .text(c.placement.rawValue), .float8(c.placementOffset),
-                      PostgreSQLValue(c.placementParameters), .bool(c.autoCreate), .bool(c.updateOnShapeChange)])
+                      .int4(Int32(c.verticalAlignment)), .float8(c.referenceScale), .text(c.placement.rawValue),
+                      .float8(c.placementOffset),
+                      PostgreSQLValue(c.placementParameters), .bool(c.autoCreate), .bool(c.updateOnShapeChange),
+                ])
             summary.annotationClasses += 1
         }
         if hasStyles {
@@ -235,7 +238,8 @@ public enum DataSetCopy {
             """)
         for row in rows {
             func text(_ i: Int) -> PostgreSQLValue { row[i].isNull ? .null : .text(row[i].textValue ?? "\(row[i])") }
-            let free = try connection.scalar("SELECT count(*) = 0 FROM annolink.layer_styles WHERE id = $1", [.int8(row[0].integerValue ?? 0)])?.boolValue ?? false
+            let free = try connection.scalar(
+                "SELECT count(*) = 0 FROM annolink.layer_styles WHERE id = $1", [.int8(row[0].integerValue ?? 0)])?.boolValue ?? false
             let values: [PostgreSQLValue] = [
                 text(1), text(2), text(3), text(4), text(5), text(6), text(7),
                 row[8].isNull ? .null : .bool((row[8].integerValue ?? 0) != 0), text(9), text(10), text(11), text(12),
@@ -263,7 +267,8 @@ public enum DataSetCopy {
                 VALUES ($1, 'attributes', $2, $3, $4, -1)
                 ON CONFLICT (table_name) DO NOTHING
                 """, [.text(GeoPackage.layerStylesTable), PostgreSQLValue(contents[2].textValue), PostgreSQLValue(contents[3].textValue),
-                      .text(contents[4].textValue ?? "")])
+                      .text(contents[4].textValue ?? ""),
+                ])
         }
         return rows.count
     }

@@ -227,7 +227,8 @@ public enum PostGISLayout {
               organization_coordsys_id = excluded.organization_coordsys_id, definition = excluded.definition,
               description = excluded.description, srid = excluded.srid
             """, [.int8(system.srsID), .text(system.name), .text(system.organization), .int8(system.organizationCoordsysID),
-                  .text(system.definition), PostgreSQLValue(system.description), .int4(srid)])
+                  .text(system.definition), PostgreSQLValue(system.description), .int4(srid),
+            ])
         return srid
     }
 
@@ -268,13 +269,15 @@ public enum PostGISLayout {
         try connection.query("""
             INSERT INTO annolink.geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES ($1, $2, $3, $4, $5, $6)
             """, [.text(table.name), .text(table.geometryColumn), .text(table.geometryTypeName), .int8(table.srsID),
-                  .int2(table.hasZ ? 1 : 0), .int2(table.hasM ? 1 : 0)])
+                  .int2(table.hasZ ? 1 : 0), .int2(table.hasM ? 1 : 0),
+            ])
         for (index, column) in table.columns.enumerated() {
             try connection.query("""
                 INSERT INTO annolink.columns (table_name, column_name, position, declared_type, not_null, default_sql, primary_key)
                 VALUES ($1, $2, $3, $4, $5, $6, $7)
                 """, [.text(table.name), .text(column.name), .int4(Int32(index)), .text(column.type), .bool(column.isNotNull),
-                      PostgreSQLValue(column.defaultSQL), .bool(column.isPrimaryKey)])
+                      PostgreSQLValue(column.defaultSQL), .bool(column.isPrimaryKey),
+                ])
         }
         if spatialIndex { try createSpatialIndex(table: table.name, column: table.geometryColumn, on: connection) }
     }

@@ -27,8 +27,9 @@ import Testing
         try connection.inTransaction {
             try PostGISLayout.install(on: connection)
             // EPSG:2924 is in PostGIS's table: its own srid.
-            let epsg = SpatialReferenceSystem(srsID: 2924, name: "NAD83(HARN) / Virginia North (ftUS)", organization: "EPSG",
-                                              organizationCoordsysID: 2924, definition: "PROJCS[\"NAD83(HARN) / Virginia North (ftUS)\"]")
+            let epsg = SpatialReferenceSystem(
+                srsID: 2924, name: "NAD83(HARN) / Virginia North (ftUS)", organization: "EPSG", organizationCoordsysID: 2924,
+                definition: "PROJCS[\"NAD83(HARN) / Virginia North (ftUS)\"]")
             #expect(try PostGISLayout.register(epsg, on: connection) == 2924)
             // The undefined systems: srid 0.
             let undefined = SpatialReferenceSystem(srsID: -1, name: "Undefined Cartesian SRS", organization: "NONE",
@@ -76,8 +77,8 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines) == "LINESTRING 2924")
         #expect(try database.psql("SELECT indexdef FROM pg_indexes WHERE tablename = 'Parcel Lines' AND indexdef LIKE '%gist%'")
             .contains("USING gist (geom)"))
-        #expect(try connection.query("SELECT column_name, declared_type FROM annolink.columns ORDER BY position").rows.map { $0[1] } ==
-            [.text("INTEGER"), .text("LINESTRING"), .text("TEXT(50)"), .text("DOUBLE"), .text("DATETIME"), .text("BOOLEAN")])
+        let declared = try connection.query("SELECT declared_type FROM annolink.columns ORDER BY position").rows.compactMap { $0[0].textValue }
+        #expect(declared == ["INTEGER", "LINESTRING", "TEXT(50)", "DOUBLE", "DATETIME", "BOOLEAN"])
         // Defaults that mean the same carry over; SQLite's strftime does not.
         try connection.execute("INSERT INTO public.\"Parcel Lines\" (geom) VALUES ('SRID=2924;LINESTRING(0 0,1 1)')")
         #expect(try connection.query("SELECT fid, \"Name\", \"Active\", \"Built\" FROM public.\"Parcel Lines\"").rows ==

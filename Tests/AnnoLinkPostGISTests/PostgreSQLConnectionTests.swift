@@ -123,7 +123,8 @@ import Testing
             func row(_ i: Int) -> [PostgreSQLValue] {
                 [.int8(Int64(i)), i % 7 == 0 ? .null : .float8(Double(i) / 3), .text("row \(i) ✓"), .bytea([UInt8(i & 0xFF), 0, 1]),
                  .bool(i % 2 == 0),
-                 .binary(oid: 0, bytes: EWKB.encode(.point(Point(x: Double(i), y: -Double(i) / 8)), srid: 2924))]
+                 .binary(oid: 0, bytes: EWKB.encode(.point(Point(x: Double(i), y: -Double(i) / 8)), srid: 2924)),
+                ]
             }
             let stored = try connection.copyIn("COPY t (id, x, name, data, flag, g) FROM STDIN (FORMAT binary)") { copy in
                 for i in 0..<count { try copy.write(row(i)) }
@@ -176,9 +177,8 @@ import Testing
 
     @Test func ewkbParametersAreReadByPostGIS() throws {
         try withDatabase { connection, _ in
-            let polygon = Geometry.polygon(Polygon(rings: [LineString([
-                Point(x: 0, y: 0), Point(x: 10, y: 0), Point(x: 10, y: 5), Point(x: 0, y: 0),
-            ])]))
+            let ring = LineString([Point(x: 0, y: 0), Point(x: 10, y: 0), Point(x: 10, y: 5), Point(x: 0, y: 0)])
+            let polygon = Geometry.polygon(Polygon(rings: [ring]))
             let ewkb = EWKB.encode(polygon, srid: 4326)
             let text = try connection.query("SELECT ST_AsEWKT($1::geometry)", [.binary(oid: 0, bytes: ewkb)]).scalar
             #expect(text == .text("SRID=4326;POLYGON((0 0,10 0,10 5,0 0))"))

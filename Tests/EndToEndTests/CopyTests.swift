@@ -31,7 +31,8 @@ import Testing
         let gdal = try database.gdalConnectionString
         if Harness.hasGDAL {
             for (table, count) in [("Loudoun_Address_Points_1", 33), ("ParcelLines_1", 115), ("Loudoun_Subdivision_1", 6),
-                                   ("ParcelLinesAnno_1", 115), ("Loudoun_Address_PointsAnno_1", 33)] {
+                                   ("ParcelLinesAnno_1", 115), ("Loudoun_Address_PointsAnno_1", 33),
+            ] {
                 let summary = try ExternalTool.ogrinfo.output(["-ro", "-so", gdal, table])
                 #expect(summary.contains("Feature Count: \(count)"), "\(table): \(summary)")
                 #expect(summary.contains("ID[\"EPSG\",2924]"), "\(table) CRS")
