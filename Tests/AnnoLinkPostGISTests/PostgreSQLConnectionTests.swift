@@ -175,6 +175,30 @@ import Testing
         }
     }
 
+    @Test func notificationsArriveOnCommitOnly() throws {
+        struct Planted: Error {}
+        try withDatabase { listener, database in
+            let sender = try PostgreSQLConnection(database.connectionString)
+            try listener.listen("annolink edits")
+            #expect(try listener.waitForNotifications(timeout: 0).isEmpty)
+            #expect(throws: Planted.self) {
+                try sender.inTransaction {
+                    try sender.notify("annolink edits", payload: "rolled back")
+                    throw Planted()
+                }
+            }
+            try sender.inTransaction { try sender.notify("annolink edits", payload: "fid 7 ✓") }
+            let received = try listener.waitForNotifications(timeout: 10)
+            #expect(received.map(\.payload) == ["fid 7 ✓"])
+            #expect(received.first?.channel == "annolink edits")
+            #expect(received.first?.processID == Int32(try #require(sender.scalar("SELECT pg_backend_pid()")?.integerValue)))
+            // Nothing more, and a wait for nothing returns at its timeout.
+            let start = Date()
+            #expect(try listener.waitForNotifications(timeout: 0.3).isEmpty)
+            #expect(Date().timeIntervalSince(start) >= 0.25)
+        }
+    }
+
     @Test func ewkbParametersAreReadByPostGIS() throws {
         try withDatabase { connection, _ in
             let ring = LineString([Point(x: 0, y: 0), Point(x: 10, y: 0), Point(x: 10, y: 5), Point(x: 0, y: 0)])
