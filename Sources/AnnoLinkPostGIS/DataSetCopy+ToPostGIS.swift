@@ -45,6 +45,13 @@ public enum DataSetCopy {
         for table in tables where table.hasZ || table.hasM {
             throw CopyError.unsupported("table '\(table.name)' has Z or M coordinates, which annolink does not store")
         }
+        // PostgreSQL cuts longer names to 63 bytes without a word, so two could become one.
+        for table in tables {
+            for name in [table.name] + table.columns.map(\.name) where name.utf8.count > PostGISLayout.maximumIdentifierLength {
+                throw CopyError.unsupported(
+                    "'\(name)' (in table '\(table.name)') is longer than PostgreSQL's \(PostGISLayout.maximumIdentifierLength)-byte names; rename it first")
+            }
+        }
         let contents = try package.connection.rows("""
             SELECT table_name, data_type, identifier, description, last_change FROM gpkg_contents ORDER BY rowid
             """)

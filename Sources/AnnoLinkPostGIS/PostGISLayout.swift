@@ -26,6 +26,8 @@ public enum PostGISLayout {
     public static let dataSchema = "public"
     /// The layout version `annolink.layout` records.
     public static let version = 1
+    /// The longest table or column name PostgreSQL keeps (NAMEDATALEN - 1), in bytes.
+    public static let maximumIdentifierLength = 63
 
     /// `schema.name`, both quoted.
     public static func qualified(_ name: String, schema: String = dataSchema) -> String {
@@ -283,7 +285,23 @@ public enum PostGISLayout {
     }
 
     /// The name of the GiST index on `table`.`column`.
-    public static func spatialIndexName(table: String, column: String) -> String { "\(table)_\(column)_gist" }
+    public static func spatialIndexName(table: String, column: String) -> String { indexName("\(table)_\(column)", suffix: "_gist") }
+
+    /// `base` + `suffix` cut to PostgreSQL's 63 bytes (at a character boundary) with a short
+    /// hash of `base` when it is too long, so that two long table names never make one index name.
+    static func indexName(_ base: String, suffix: String) -> String {
+        let full = base + suffix
+        guard full.utf8.count > maximumIdentifierLength else { return full }
+        var hash: UInt32 = 2_166_136_261
+        for byte in base.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let tail = "_" + String(hash, radix: 16) + suffix
+        var head = ""
+        for character in base {
+            guard head.utf8.count + String(character).utf8.count + tail.utf8.count <= maximumIdentifierLength else { break }
+            head.append(character)
+        }
+        return head + tail
+    }
 
     /// Creates the GiST index on the geometry column (when missing) and analyzes the table.
     public static func createSpatialIndex(table: String, column: String, on connection: PostgreSQLConnection) throws {
@@ -298,7 +316,7 @@ public enum PostGISLayout {
     public static func registerAnnotationTable(_ table: String, on connection: PostgreSQLConnection) throws {
         try connection.query("INSERT INTO annolink.annotation_tables (table_name) VALUES ($1) ON CONFLICT DO NOTHING", [.text(table)])
         try connection.execute("""
-            CREATE INDEX IF NOT EXISTS \(quoteIdentifier("\(table)_FeatureID")) ON \(qualified(table)) ("FeatureID", "AnnotationClassID")
+            CREATE INDEX IF NOT EXISTS \(quoteIdentifier(indexName(table, suffix: "_FeatureID"))) ON \(qualified(table)) ("FeatureID", "AnnotationClassID")
             """)
     }
 

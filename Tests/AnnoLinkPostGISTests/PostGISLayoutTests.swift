@@ -54,6 +54,14 @@ import Testing
         }
     }
 
+    @Test func longIndexNamesStayDistinctWithinPostgreSQLsLimit() {
+        let a = PostGISLayout.spatialIndexName(table: String(repeating: "ä", count: 40) + "_north", column: "geom")
+        let b = PostGISLayout.spatialIndexName(table: String(repeating: "ä", count: 40) + "_south", column: "geom")
+        #expect(a.utf8.count <= 63 && b.utf8.count <= 63)
+        #expect(a != b && a.hasSuffix("_gist"))
+        #expect(PostGISLayout.spatialIndexName(table: "ParcelLines_1", column: "geom") == "ParcelLines_1_geom_gist")
+    }
+
     @Test func featureTableHasTypedGeometryGiSTIndexAndDeclaredTypes() throws {
         let database = try PostgresTestDatabase()
         defer { try? database.drop() }
