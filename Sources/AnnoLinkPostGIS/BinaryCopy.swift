@@ -14,14 +14,7 @@ enum BinaryCopy {
     /// Appends one tuple of `values` to `buffer`.
     static func appendTuple(_ values: [PostgreSQLValue], to buffer: inout [UInt8]) {
         buffer.append(contentsOf: bigEndianBytes(UInt16(values.count)))
-        for value in values {
-            if let bytes = value.binaryBytes {
-                buffer.append(contentsOf: bigEndianBytes(UInt32(bytes.count)))
-                buffer.append(contentsOf: bytes)
-            } else {
-                buffer.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF])
-            }
-        }
+        for value in values { value.appendField(to: &buffer) }
     }
 
     /// Reads a binary COPY stream that arrives in chunks of any size: the header once, then

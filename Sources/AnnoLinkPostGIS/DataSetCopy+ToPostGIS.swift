@@ -160,6 +160,8 @@ public enum DataSetCopy {
             "SELECT \(names) FROM \(quoteIdentifier(table.name)) ORDER BY \(quoteIdentifier(table.primaryKey))")
         let pkIndex = table.columns.firstIndex { $0.name == table.primaryKey } ?? 0
         let geometryIndex = table.columns.firstIndex { $0.name.lowercased() == table.geometryColumn.lowercased() }
+        // Parsed once per table: reading a declared type is string work, too slow per value.
+        let affinities = table.columns.map(\.affinity)
         var done = 0
         progress(CopyProgress(table: table.name, rows: 0, totalRows: total))
         try connection.copyIn("COPY \(PostGISLayout.qualified(table.name)) (\(names)) FROM STDIN (FORMAT binary)") { copy in
@@ -174,7 +176,7 @@ public enum DataSetCopy {
                     } else if index == pkIndex {
                         values.append(.int8(fid))
                     } else {
-                        values.append(try postgreSQLValue(value, for: column, table: table.name, fid: fid))
+                        values.append(try postgreSQLValue(value, for: column, affinity: affinities[index], table: table.name, fid: fid))
                     }
                 }
                 try copy.write(values)
@@ -205,7 +207,9 @@ public enum DataSetCopy {
     /// A SQLite value as the PostgreSQL type `PostGISLayout.postgreSQLType(for:)` gives its
     /// column. SQLite keeps any value in any column; what the PostgreSQL type cannot hold
     /// (text in an INTEGER column, a real with a fraction in it) is refused, naming the row.
-    static func postgreSQLValue(_ value: SQLValue, for column: Column, table: String, fid: Int64) throws -> PostgreSQLValue {
+    static func postgreSQLValue(
+        _ value: SQLValue, for column: Column, affinity: ColumnAffinity, table: String, fid: Int64
+    ) throws -> PostgreSQLValue {
         if value.isNull { return .null }
         func refuse() -> CopyError {
             let shown: String
@@ -218,7 +222,7 @@ public enum DataSetCopy {
                 table: table, fid: fid, column: column.name,
                 reason: "\(shown) cannot be stored in a \(column.type) column (PostgreSQL \(PostGISLayout.postgreSQLType(for: column)))")
         }
-        switch column.affinity {
+        switch affinity {
         case .boolean:
             guard let i = value.integerValue, i == 0 || i == 1 else { throw refuse() }
             return .bool(i == 1)

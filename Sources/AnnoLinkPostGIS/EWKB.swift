@@ -13,13 +13,16 @@ public enum EWKB {
     /// `geometry` as EWKB with `srid` (little-endian; no SRID word when `srid` is 0, as PostGIS
     /// writes a geometry without a CRS).
     public static func encode(_ geometry: Geometry, srid: Int32) -> [UInt8] {
-        var wkb = geometry.wkb(byteOrder: .littleEndian)
+        let wkb = geometry.wkb(byteOrder: .littleEndian)
         guard srid != 0 else { return wkb }
         let type = UInt32(wkb[1]) | UInt32(wkb[2]) << 8 | UInt32(wkb[3]) << 16 | UInt32(wkb[4]) << 24
-        let flagged = type | sridFlag
-        wkb.replaceSubrange(1..<5, with: withUnsafeBytes(of: flagged.littleEndian) { Array($0) })
-        wkb.insert(contentsOf: withUnsafeBytes(of: UInt32(bitPattern: srid).littleEndian) { Array($0) }, at: 5)
-        return wkb
+        var ewkb = [UInt8]()
+        ewkb.reserveCapacity(wkb.count + 4)
+        ewkb.append(wkb[0])
+        withUnsafeBytes(of: (type | sridFlag).littleEndian) { ewkb.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(bitPattern: srid).littleEndian) { ewkb.append(contentsOf: $0) }
+        ewkb.append(contentsOf: wkb[5...])
+        return ewkb
     }
 
     /// The geometry and SRID (0 when the EWKB has none) of `bytes`.

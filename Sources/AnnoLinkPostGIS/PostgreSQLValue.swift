@@ -69,6 +69,23 @@ public enum PostgreSQLValue: Hashable, Sendable {
         }
     }
 
+    /// Appends the value as one field of a binary COPY tuple: its 32-bit length (-1 for NULL)
+    /// and its binary form, written straight into `buffer` (no array per value).
+    func appendField(to buffer: inout [UInt8]) {
+        func length(_ n: Int) { appendBigEndian(UInt32(truncatingIfNeeded: n), to: &buffer) }
+        switch self {
+        case .null: appendBigEndian(UInt32.max, to: &buffer)
+        case .bool(let b): length(1); buffer.append(b ? 1 : 0)
+        case .int2(let v): length(2); appendBigEndian(UInt16(bitPattern: v), to: &buffer)
+        case .int4(let v): length(4); appendBigEndian(UInt32(bitPattern: v), to: &buffer)
+        case .int8(let v): length(8); appendBigEndian(UInt64(bitPattern: v), to: &buffer)
+        case .float4(let v): length(4); appendBigEndian(v.bitPattern, to: &buffer)
+        case .float8(let v): length(8); appendBigEndian(v.bitPattern, to: &buffer)
+        case .text(let s): length(s.utf8.count); buffer.append(contentsOf: s.utf8)
+        case .bytea(let b), .binary(_, let b): length(b.count); buffer.append(contentsOf: b)
+        }
+    }
+
     /// Decodes the binary wire form `bytes` of a value of type `oid`. Types this enum does not
     /// name come back as `.binary(oid:bytes:)`.
     ///
@@ -161,6 +178,11 @@ extension PostgreSQLValue {
 @inline(__always)
 func bigEndianBytes<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
     withUnsafeBytes(of: value.bigEndian) { Array($0) }
+}
+
+@inline(__always)
+func appendBigEndian<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
+    withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
 }
 
 @inline(__always)
