@@ -26,17 +26,18 @@ struct CopyCommand: ParsableCommand {
             refused unless --overwrite is given.
             """,
         exitStatus: """
-            0 done, 64 bad usage, 65 a value or the data set cannot be copied, 66 SOURCE does not
-            exist, 73 DEST or a table in it exists (without --overwrite), 74 the database refused
-            the login, 75 the server cannot be reached or a conflicting transaction (try again).
+            0 done, 64 bad usage, 65 a value or the data set cannot be copied,
+            66 SOURCE (file or database) does not exist, 73 DEST or a table in it exists
+            (without --overwrite), 74 the database refused the login, 75 the server cannot
+            be reached or a transaction conflicted (try again).
             """,
         example: "annolink copy loudoun.gpkg postgresql://editor@localhost/county")
 
     static let source = ArgumentDeclaration.positional("SOURCE")
     static let destination = ArgumentDeclaration.positional("DEST")
     static let overwrite = ArgumentDeclaration.flag("--overwrite", help: """
-        replace the destination's tables of the same names (with their classes and styles), or
-        the DEST file
+        replace the destination's tables of the same names (with
+        their classes and styles), or the DEST file
         """)
     static let json = ArgumentDeclaration.flag("--json", help: """
         what was copied: {"tables": [{"name", "geometryTypeName", "srsID", "rows",
