@@ -98,8 +98,16 @@ public struct ConnectionString: Hashable, Sendable {
         return text + "'"
     }
 
-    /// `uri` with the password of its user-info part (`user:password@`) replaced by `***`.
+    /// `uri` with the password of its user-info part (`user:password@`) and of a `password=`
+    /// parameter replaced by `***`.
     static func redactURI(_ uri: String) -> String {
+        var uri = uri
+        if let query = uri.firstIndex(of: "?") {
+            let parameters = uri[uri.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map {
+                $0.lowercased().hasPrefix("password=") ? "password=***" : String($0)
+            }
+            uri = String(uri[...query]) + parameters.joined(separator: "&")
+        }
         guard let scheme = uri.range(of: "://") else { return uri }
         let rest = uri[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex

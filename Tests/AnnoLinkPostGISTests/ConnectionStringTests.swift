@@ -8,6 +8,8 @@ import Testing
         #expect(c.conninfo == "postgresql://editor:secret@db.example:5433/county?sslmode=disable")
         #expect(c.redacted == "postgresql://editor:***@db.example:5433/county?sslmode=disable")
         #expect(!c.redacted.contains("secret"))
+        let parameter = try ConnectionString("postgres://db.example/county?user=editor&password=hunter2&sslmode=require")
+        #expect(parameter.redacted == "postgres://db.example/county?user=editor&password=***&sslmode=require")
     }
 
     @Test func gdalFormBecomesKeyValuePairsWithoutGDALOptions() throws {
