@@ -189,6 +189,41 @@ import Testing
             """).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
+    @Test func twoDataSetsShareOneDatabase() throws {
+        guard let loudoun = try Harness.importLoudoun() else { return }
+        let folder = URL(fileURLWithPath: loudoun).deletingLastPathComponent()
+        let helsinki = folder.appendingPathComponent("helsinki.gpkg").path
+        #expect(try Harness.annolink("import", Fixtures.helsinki, helsinki).status == 0)
+        let annotated = try Harness.annolink("annotate", helsinki, "--origin", "address_points", "--into", "address_anno",
+                                             "--expression", "$feature.street + \" \" + $feature.house_number", "--placement", "point")
+        #expect(annotated.status == 0, "\(annotated.stderr)")
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        #expect(try Harness.annolink("copy", loudoun, database.connectionString).status == 0)
+        #expect(try Harness.annolink("copy", helsinki, database.connectionString).status == 0)
+        // Both CRSs: EPSG:2924 and EPSG:3067 are PostGIS's own SRIDs.
+        #expect(try database.psql("SELECT string_agg(DISTINCT srid::text, ',') FROM public.geometry_columns").trimmingCharacters(in: .whitespacesAndNewlines)
+            == "2924,3067")
+        let both = folder.appendingPathComponent("both.gpkg").path
+        let back = try Harness.annolink("copy", database.connectionString, both)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try Harness.sqlite(both, "SELECT count(*) FROM gpkg_contents WHERE data_type = 'features'") == "10")
+        #expect(try Harness.sqlite(both, "SELECT count(*) FROM address_points") == "1278")
+        #expect(try Harness.sqlite(both, "SELECT count(*) FROM annolink_annotation_classes") == "3")
+        // Helsinki's part is Helsinki's file again, row for row (its annotation is clean). GDAL
+        // wrote its points without a header envelope, annolink writes one: equal once normalised.
+        for table in ["address_points", "address_anno"] {
+            let select = "SELECT * FROM \"\(table)\" ORDER BY fid"
+            func rows(_ path: String) throws -> [String] {
+                try ExternalTool.sqlite3.output(["-cmd", ".mode quote", path, select]).split(separator: "\n").map { normaliseGeometry(String($0)) }
+            }
+            let original = try rows(helsinki), copied = try rows(both)
+            #expect(original.count > 1000 && copied == original, "\(table): \(firstDifference(original, copied))")
+        }
+        let check = try Harness.annolink("check", both, "--table", "address_anno")
+        #expect(check.status == 0, "\(check.stdout)")
+    }
+
     @Test func jsonOutputHasTheDocumentedKeys() throws {
         guard let original = try Harness.importLoudoun() else { return }
         let database = try PostgresTestDatabase()
