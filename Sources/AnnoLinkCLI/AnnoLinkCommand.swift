@@ -5,7 +5,7 @@ import Foundation
 public enum AnnoLinkCommand {
     static var commands: [any ParsableCommand.Type] {
         [
-            ImportCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, IdentifyCommand.self, ShowCommand.self, SetCommand.self,
+            ImportCommand.self, CopyCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, IdentifyCommand.self, ShowCommand.self, SetCommand.self,
             MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
             CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self, RenderCommand.self, StyleCommand.self,
             ServeCommand.self,
@@ -25,7 +25,8 @@ public enum AnnoLinkCommand {
 
             Every command takes --help. Errors are one line on standard error starting 'error:';
             exit statuses: 0 success, 1 check found problems, 64 bad usage, 65 bad data,
-            66 missing input file, 73 cannot create output, 74 I/O error, 75 file busy, 70 bug.
+            66 missing input file or database, 73 cannot create output, 74 I/O error,
+            75 file busy or database unreachable, 70 bug.
             """
     }
 

@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkPostGIS
 import AnnoLinkRender
 import AnnoLinkService
 import AnnoLinkSketch
@@ -164,6 +165,12 @@ struct ErrorStatusTests {
             Case(SketchError.strokeTooShort(points: 1, needed: 2), .dataError),
             Case(SketchError.degenerateShape("the drag encloses nothing"), .dataError),
 
+            Case(CopyError.tablesExist(["roads"]), .cannotCreate),
+            Case(CopyError.destinationExists("x.gpkg"), .cannotCreate),
+            Case(CopyError.unconvertibleValue(table: "roads", fid: 7, column: "lanes", reason: "'two' cannot be stored"), .dataError),
+            Case(CopyError.notADataSet("no annolink schema"), .dataError),
+            Case(CopyError.unsupported("Z coordinates"), .dataError),
+
             Case(ServerError.cannotListen("127.0.0.1:8080", reason: "Address already in use"), .temporaryFailure),
             Case(ServerError.invalidListenAddress("somewhere"), .usage),
             Case(ServerError.invalidTokenFile(path: "tokens.txt", line: 3, reason: "expected 'TOKEN USER read|edit', found 2 fields"), .dataError),
@@ -213,6 +220,19 @@ struct ErrorStatusTests {
         let (text, exit) = AnnoLinkCommand.describe(SQLiteError(code: code, message: "m", sql: "SELECT 1"))
         #expect(text == message)
         #expect(exit == status)
+    }
+
+    @Test("PostgreSQL errors by SQLSTATE, as for a file", arguments: [
+        ("3D000", ExitStatus.noInput), ("42P07", .cannotCreate), ("40001", .temporaryFailure), ("40P01", .temporaryFailure),
+        ("55P03", .temporaryFailure), ("57P01", .temporaryFailure), ("08006", .temporaryFailure), ("28P01", .ioError),
+        ("42501", .ioError), ("23505", .dataError), ("22P02", .dataError), ("08P01", .dataError), ("42601", .dataError), ("XX000", .dataError),
+    ])
+    func postgreSQL(sqlState: String, status: ExitStatus) {
+        let (text, exit) = AnnoLinkCommand.describe(PostgreSQLError(sqlState: sqlState, message: "m\nsecond line", sql: "SELECT 1"))
+        #expect(exit == status)
+        #expect(text.hasPrefix("PostgreSQL error \(sqlState): m second line"))
+        // No SQLSTATE and no connection: the server cannot be reached.
+        #expect(AnnoLinkCommand.describe(PostgreSQLError(sqlState: nil, message: "refused", isConnectionFailure: true)).1 == .temporaryFailure)
     }
 
     @Test func sqliteMessageOnOneLine() {

@@ -30,12 +30,23 @@ extension GeoPackage {
             let table = try createFeatureTable(FeatureTableDefinition(
                 name: name, geometryTypeName: "POLYGON", srsID: srsID, columns: AnnotationSchema.columns,
                 description: description.isEmpty ? "feature-linked annotation" : description), spatialIndex: spatialIndex)
+            try registerAnnotationTable(name)
+            return table
+        }
+    }
+
+    /// Makes the feature table `name`, which has the annotation columns already, an annotation
+    /// table: the registry (when missing), the index on `(FeatureID, AnnotationClassID)` and the
+    /// table's row under annolink's extension. For a table copied with its columns as they
+    /// were (`annolink copy`); `createAnnotationTable` does this for a new one.
+    public func registerAnnotationTable(_ name: String) throws {
+        try connection.write {
+            try createAnnotationRegistry()
             try connection.execute("CREATE INDEX \(quoteIdentifier("\(name)_FeatureID")) ON \(quoteIdentifier(name)) (FeatureID, AnnotationClassID)")
             try connection.run("""
                 INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope)
                 VALUES (?, NULL, ?, ?, 'write-only')
                 """, [.text(name), .text(AnnotationSchema.extensionName), .text(AnnotationSchema.extensionDefinition)])
-            return table
         }
     }
 

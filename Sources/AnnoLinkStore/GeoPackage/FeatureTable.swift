@@ -87,6 +87,21 @@ public struct FeatureTable: Hashable, Sendable {
     /// Whether the `gpkg_rtree_index` extension indexes the geometry column.
     public var hasSpatialIndex: Bool
 
+    /// A table description as `GeoPackage.featureTable(_:)` reads it; also how another store
+    /// (PostGIS) describes a table the same way.
+    public init(name: String, geometryColumn: String, primaryKey: String, geometryTypeName: String, srsID: Int64, hasZ: Bool,
+                hasM: Bool, columns: [Column], hasSpatialIndex: Bool) {
+        self.name = name
+        self.geometryColumn = geometryColumn
+        self.primaryKey = primaryKey
+        self.geometryTypeName = geometryTypeName
+        self.srsID = srsID
+        self.hasZ = hasZ
+        self.hasM = hasM
+        self.columns = columns
+        self.hasSpatialIndex = hasSpatialIndex
+    }
+
     /// The attribute columns: every column but the primary key and the geometry.
     public var attributeColumns: [Column] {
         columns.filter { !$0.isPrimaryKey && $0.name.lowercased() != geometryColumn.lowercased() }

@@ -9,7 +9,9 @@ import Foundation
 /// (never mistaken for the output) only after a SIGKILL.
 public enum NewFile {
     /// Runs `body` with the temporary path for `path`, then gives the file written there the
-    /// name `path`, refusing to replace a file that appeared meanwhile.
+    /// name `path`, refusing to replace a file that appeared meanwhile — or, with `replacing`,
+    /// replacing the file at `path` in one rename (its `-wal`, `-shm` and `-journal` are removed
+    /// first, so that SQLite cannot apply them to the new file).
     ///
     /// `body` must have closed everything it opened on the temporary path, or switched a WAL
     /// database out of WAL mode, before it returns: the file is moved without its `-wal`.
@@ -17,7 +19,7 @@ public enum NewFile {
     /// - Throws: `StoreError.fileExists` when `path` exists (before or after), `StoreError.
     ///   cannotCreate` when its folder is missing, and whatever `body` throws; in every case
     ///   the temporary file is removed.
-    public static func write<T>(_ path: String, _ body: (String) throws -> T) throws -> T {
+    public static func write<T>(_ path: String, replacing: Bool = false, _ body: (String) throws -> T) throws -> T {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         guard !path.isEmpty, !url.lastPathComponent.isEmpty else { throw StoreError.cannotCreate(path: path, reason: "no file name given") }
@@ -25,13 +27,19 @@ public enum NewFile {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StoreError.cannotCreate(path: path, reason: "the folder \(folder) does not exist")
         }
-        guard !FileManager.default.fileExists(atPath: path) else { throw StoreError.fileExists(path: path) }
+        guard replacing || !FileManager.default.fileExists(atPath: path) else { throw StoreError.fileExists(path: path) }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).annolink-\(getpid()).tmp").path
         removeDatabase(temporary)
         InterruptCleanup.arm(temporary)
         defer { InterruptCleanup.disarm() }
         do {
             let result = try body(temporary)
+            if replacing {
+                for suffix in databaseSuffixes.dropFirst() { try? FileManager.default.removeItem(atPath: path + suffix) }
+                guard rename(temporary, path) == 0 else { throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+                removeDatabase(temporary)
+                return result
+            }
             // link(2) fails when the name exists, where rename(2) would replace it.
             guard link(temporary, path) == 0 else {
                 let code = errno

@@ -1,0 +1,341 @@
+import AnnoLinkGeometry
+import AnnoLinkStore
+
+/// How an annolink data set lies in a PostGIS database (docs/postgis.md, "Layout").
+///
+/// Feature and annotation tables are ordinary PostGIS tables in the data schema (`public`):
+/// `fid bigint` identity primary key, a `geometry(<type>, <srid>)` column with a GiST index,
+/// and the GeoPackage layout's attribute columns. What a GeoPackage keeps in its `gpkg_*`
+/// tables and annolink's own tables lives in the `annolink` schema:
+///
+/// - `annolink.layout`: one row, the layout version.
+/// - `annolink.spatial_ref_sys`: the data set's CRS rows as the GeoPackage has them, each with
+///   the PostGIS `srid` it maps to (`public.spatial_ref_sys`).
+/// - `annolink.contents`: one row per table of the data set (`gpkg_contents`).
+/// - `annolink.geometry_columns`: each feature table's geometry column (`gpkg_geometry_columns`).
+/// - `annolink.columns`: every column with its GeoPackage declared type (`TEXT(255)`,
+///   `MEDIUMINT`, `DATETIME`), which the PostgreSQL type alone does not keep.
+/// - `annolink.annotation_tables`: which feature tables are annotation tables.
+/// - `annolink.annotation_classes`: the annotation class registry.
+/// - `annolink.layer_styles`: the QGIS layer styles.
+/// - `annolink.journal`: the edit journal's entries.
+public enum PostGISLayout {
+    /// The schema of annolink's own tables.
+    public static let schema = "annolink"
+    /// The schema feature and annotation tables are made in.
+    public static let dataSchema = "public"
+    /// The layout version `annolink.layout` records.
+    public static let version = 1
+    /// The longest table or column name PostgreSQL keeps (NAMEDATALEN - 1), in bytes.
+    public static let maximumIdentifierLength = 63
+
+    /// `schema.name`, both quoted.
+    public static func qualified(_ name: String, schema: String = dataSchema) -> String {
+        quoteIdentifier(schema) + "." + quoteIdentifier(name)
+    }
+
+    /// The `annolink` schema's tables, created when missing.
+    static let ddl = """
+        CREATE SCHEMA IF NOT EXISTS annolink;
+        CREATE TABLE IF NOT EXISTS annolink.layout (version integer NOT NULL);
+        CREATE TABLE IF NOT EXISTS annolink.spatial_ref_sys (
+          srs_id bigint PRIMARY KEY,
+          srs_name text NOT NULL,
+          organization text NOT NULL,
+          organization_coordsys_id bigint NOT NULL,
+          definition text NOT NULL,
+          description text,
+          srid integer NOT NULL);
+        CREATE TABLE IF NOT EXISTS annolink.contents (
+          table_name text PRIMARY KEY,
+          data_type text NOT NULL CHECK (data_type IN ('features', 'attributes')),
+          identifier text UNIQUE,
+          description text DEFAULT '',
+          last_change text NOT NULL,
+          min_x double precision, min_y double precision, max_x double precision, max_y double precision,
+          srs_id bigint REFERENCES annolink.spatial_ref_sys (srs_id),
+          position integer NOT NULL);
+        CREATE TABLE IF NOT EXISTS annolink.geometry_columns (
+          table_name text PRIMARY KEY REFERENCES annolink.contents (table_name) ON DELETE CASCADE,
+          column_name text NOT NULL,
+          geometry_type_name text NOT NULL,
+          srs_id bigint NOT NULL REFERENCES annolink.spatial_ref_sys (srs_id),
+          z smallint NOT NULL,
+          m smallint NOT NULL);
+        CREATE TABLE IF NOT EXISTS annolink.columns (
+          table_name text NOT NULL REFERENCES annolink.contents (table_name) ON DELETE CASCADE,
+          column_name text NOT NULL,
+          position integer NOT NULL,
+          declared_type text NOT NULL,
+          not_null boolean NOT NULL,
+          default_sql text,
+          primary_key boolean NOT NULL,
+          PRIMARY KEY (table_name, column_name));
+        CREATE TABLE IF NOT EXISTS annolink.annotation_tables (
+          table_name text PRIMARY KEY REFERENCES annolink.contents (table_name) ON DELETE CASCADE);
+        CREATE TABLE IF NOT EXISTS annolink.annotation_classes (
+          annotation_table text NOT NULL,
+          class_id bigint NOT NULL,
+          name text NOT NULL,
+          origin_table text NOT NULL,
+          where_clause text,
+          expression text NOT NULL,
+          font_name text NOT NULL,
+          font_size double precision NOT NULL CHECK (font_size > 0),
+          horizontal_alignment integer NOT NULL CHECK (horizontal_alignment BETWEEN 0 AND 3),
+          vertical_alignment integer NOT NULL CHECK (vertical_alignment BETWEEN 0 AND 3),
+          reference_scale double precision NOT NULL CHECK (reference_scale > 0),
+          placement text NOT NULL CHECK (placement IN ('point', 'line')),
+          placement_offset double precision NOT NULL,
+          placement_parameters text,
+          auto_create boolean NOT NULL,
+          update_on_shape_change boolean NOT NULL,
+          PRIMARY KEY (annotation_table, class_id));
+        CREATE TABLE IF NOT EXISTS annolink.layer_styles (
+          id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+          f_table_catalog text, f_table_schema text, f_table_name text, f_geometry_column text,
+          "styleName" text, "styleQML" text, "styleSLD" text, "useAsDefault" boolean,
+          description text, owner text, ui text, update_time text);
+        CREATE TABLE IF NOT EXISTS annolink.journal (
+          id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+          time text NOT NULL,
+          command text NOT NULL,
+          summary text NOT NULL,
+          state text NOT NULL CHECK (state IN ('done', 'undone')),
+          kind text NOT NULL,
+          row_count bigint NOT NULL,
+          tables text NOT NULL,
+          changeset bytea,
+          "user" text);
+        """
+
+    /// Whether the database has annolink's layout (`annolink.layout`).
+    public static func isInstalled(on connection: PostgreSQLConnection) throws -> Bool {
+        try connection.scalar("SELECT to_regclass('annolink.layout') IS NOT NULL")?.boolValue == true
+    }
+
+    /// Makes the database ready for a data set: the PostGIS extension (when it is missing and
+    /// the user may create it) and the `annolink` schema's tables. Idempotent; run it inside the
+    /// caller's transaction to make it part of one.
+    ///
+    /// - Throws: `PostgreSQLError` when PostGIS is not available, or a table of a newer layout
+    ///   version is there.
+    public static func install(on connection: PostgreSQLConnection) throws {
+        let hasPostGIS = try connection.scalar("SELECT count(*) FROM pg_extension WHERE extname = 'postgis'")?.integerValue ?? 0
+        if hasPostGIS == 0 {
+            do {
+                try connection.execute("CREATE EXTENSION postgis")
+            } catch let error as PostgreSQLError {
+                throw PostgreSQLError(
+                    sqlState: error.sqlState,
+                    message: "the database has no PostGIS and it cannot be added here (\(error.message)): run CREATE EXTENSION postgis as its owner")
+            }
+        }
+        try connection.execute(ddl)
+        let versions = try connection.query("SELECT version FROM annolink.layout").rows.compactMap { $0[0].integerValue }
+        if versions.isEmpty {
+            try connection.query("INSERT INTO annolink.layout (version) VALUES ($1)", [.int4(Int32(version))])
+        } else if let newer = versions.first(where: { $0 > version }) {
+            throw PostgreSQLError(sqlState: nil, message: "the database has annolink layout version \(newer); this annolink knows version \(version)")
+        }
+    }
+
+    // MARK: Types
+
+    /// The PostgreSQL type for a GeoPackage declared type: every integer kind `bigint` and every
+    /// real kind `double precision` (SQLite stores 64-bit integers and doubles whatever the
+    /// declaration, so narrower types could refuse stored values), `BOOLEAN` `boolean`, `BLOB`
+    /// `bytea`, and text, `DATE` and `DATETIME` `text` (kept as the ISO 8601 text the
+    /// GeoPackage holds, character for character). The declared type itself is kept in
+    /// `annolink.columns`.
+    public static func postgreSQLType(for column: Column) -> String {
+        switch column.affinity {
+        case .boolean: "boolean"
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text, .date, .dateTime: "text"
+        case .blob: "bytea"
+        case .geometry: "geometry"
+        }
+    }
+
+    /// PostGIS's name of a GeoPackage geometry type name (`POINT` → `Point`, `GEOMETRY` →
+    /// `Geometry`), for `geometry(<type>, <srid>)`.
+    ///
+    /// - Throws: `StoreError.invalidData` for a name that is not a geometry type.
+    public static func postGISGeometryType(_ geoPackageName: String) throws -> String {
+        switch geoPackageName.uppercased() {
+        case "GEOMETRY": "Geometry"
+        case "POINT": "Point"
+        case "LINESTRING": "LineString"
+        case "POLYGON": "Polygon"
+        case "MULTIPOINT": "MultiPoint"
+        case "MULTILINESTRING": "MultiLineString"
+        case "MULTIPOLYGON": "MultiPolygon"
+        case "GEOMETRYCOLLECTION": "GeometryCollection"
+        default: throw StoreError.invalidData("'\(geoPackageName)' is not a geometry type PostGIS knows")
+        }
+    }
+
+    /// A column default the GeoPackage declared that means the same in PostgreSQL: a number,
+    /// a quoted string or NULL; nil for an expression (SQLite's `strftime(…)`), which is kept
+    /// in `annolink.columns` only.
+    static func portableDefault(_ sql: String?) -> String? {
+        guard let sql = sql?.trimmingCharacters(in: .whitespaces), !sql.isEmpty else { return nil }
+        if Double(sql) != nil || sql.uppercased() == "NULL" { return sql }
+        if sql.hasPrefix("'"), sql.hasSuffix("'"), sql.count >= 2 { return sql }
+        return nil
+    }
+
+    // MARK: Spatial reference systems
+
+    /// The PostGIS SRID for a GeoPackage CRS row: 0 for the undefined systems (-1, 0); the
+    /// EPSG code when the organization is EPSG and PostGIS's `spatial_ref_sys` has it; otherwise
+    /// a row of `spatial_ref_sys` with the same authority and code, or a new one holding the
+    /// GeoPackage's definition (its code as SRID when that is free and in PostGIS's range, else
+    /// the smallest free one from 900000).
+    ///
+    /// - Throws: `PostgreSQLError` when `spatial_ref_sys` cannot be written.
+    public static func srid(for system: SpatialReferenceSystem, on connection: PostgreSQLConnection) throws -> Int32 {
+        if system.srsID == -1 || system.srsID == 0 || system.organization.uppercased() == "NONE" { return 0 }
+        let authority = system.organization.uppercased()
+        if let known = try connection.scalar(
+            "SELECT srid FROM public.spatial_ref_sys WHERE upper(auth_name) = $1 AND auth_srid = $2 ORDER BY srid LIMIT 1",
+            [.text(authority), .int4(Int32(clamping: system.organizationCoordsysID))])?.integerValue {
+            return Int32(known)
+        }
+        var srid = Int32(clamping: system.organizationCoordsysID)
+        let free = try connection.scalar("SELECT count(*) = 0 FROM public.spatial_ref_sys WHERE srid = $1", [.int4(srid)])?.boolValue ?? false
+        if !(1...998_999).contains(srid) || !free {
+            srid = Int32(try connection.scalar("""
+                SELECT min(s) FROM generate_series(900000, 998999) s WHERE NOT EXISTS (SELECT 1 FROM public.spatial_ref_sys WHERE srid = s)
+                """)?.integerValue ?? 900_000)
+        }
+        try connection.query("""
+            INSERT INTO public.spatial_ref_sys (srid, auth_name, auth_srid, srtext, proj4text) VALUES ($1, $2, $3, $4, NULL)
+            """, [.int4(srid), .text(system.organization), .int4(Int32(clamping: system.organizationCoordsysID)), .text(system.definition)])
+        return srid
+    }
+
+    /// Records `system` in `annolink.spatial_ref_sys` (replacing a row with its id) with the
+    /// SRID `srid(for:on:)` maps it to, and returns that SRID.
+    @discardableResult
+    public static func register(_ system: SpatialReferenceSystem, on connection: PostgreSQLConnection) throws -> Int32 {
+        let srid = try srid(for: system, on: connection)
+        try connection.query("""
+            INSERT INTO annolink.spatial_ref_sys (srs_id, srs_name, organization, organization_coordsys_id, definition, description, srid)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (srs_id) DO UPDATE SET srs_name = excluded.srs_name, organization = excluded.organization,
+              organization_coordsys_id = excluded.organization_coordsys_id, definition = excluded.definition,
+              description = excluded.description, srid = excluded.srid
+            """, [.int8(system.srsID), .text(system.name), .text(system.organization), .int8(system.organizationCoordsysID),
+                  .text(system.definition), PostgreSQLValue(system.description), .int4(srid),
+            ])
+        return srid
+    }
+
+    // MARK: Tables
+
+    /// Creates the PostGIS table for `table` (a GeoPackage feature table's description) in the
+    /// data schema — `fid` identity primary key, `geometry(<type>, srid)` and the attribute
+    /// columns with their PostgreSQL types — and registers it in `annolink.contents`,
+    /// `annolink.geometry_columns` and `annolink.columns`. Without `spatialIndex`, the GiST
+    /// index is left to `createSpatialIndex(table:column:on:)` (after a bulk load).
+    ///
+    /// - Throws: `PostgreSQLError` (SQLSTATE 42P07) when the table exists.
+    public static func createFeatureTable(
+        _ table: FeatureTable, srid: Int32, description: String, identifier: String? = nil, position: Int,
+        spatialIndex: Bool = true, on connection: PostgreSQLConnection
+    ) throws {
+        var parts: [String] = []
+        for column in table.columns {
+            let name = quoteIdentifier(column.name)
+            if column.name == table.primaryKey {
+                parts.append("\(name) bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+            } else if column.name.lowercased() == table.geometryColumn.lowercased() {
+                parts.append("\(name) geometry(\(try postGISGeometryType(table.geometryTypeName)), \(srid))")
+            } else {
+                var text = "\(name) \(postgreSQLType(for: column))"
+                if column.isNotNull { text += " NOT NULL" }
+                if let value = portableDefault(column.defaultSQL) {
+                    text += " DEFAULT \(column.affinity == .boolean && Double(value) != nil ? (value == "0" ? "false" : "true") : value)"
+                }
+                parts.append(text)
+            }
+        }
+        try connection.execute("CREATE TABLE \(qualified(table.name)) (\(parts.joined(separator: ", ")))")
+        try connection.query("""
+            INSERT INTO annolink.contents (table_name, data_type, identifier, description, last_change, srs_id, position)
+            VALUES ($1, 'features', $2, $3, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), $4, $5)
+            """, [.text(table.name), .text(identifier ?? table.name), .text(description), .int8(table.srsID), .int4(Int32(position))])
+        try connection.query("""
+            INSERT INTO annolink.geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES ($1, $2, $3, $4, $5, $6)
+            """, [.text(table.name), .text(table.geometryColumn), .text(table.geometryTypeName), .int8(table.srsID),
+                  .int2(table.hasZ ? 1 : 0), .int2(table.hasM ? 1 : 0),
+            ])
+        for (index, column) in table.columns.enumerated() {
+            try connection.query("""
+                INSERT INTO annolink.columns (table_name, column_name, position, declared_type, not_null, default_sql, primary_key)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                """, [.text(table.name), .text(column.name), .int4(Int32(index)), .text(column.type), .bool(column.isNotNull),
+                      PostgreSQLValue(column.defaultSQL), .bool(column.isPrimaryKey),
+                ])
+        }
+        if spatialIndex { try createSpatialIndex(table: table.name, column: table.geometryColumn, on: connection) }
+    }
+
+    /// The name of the GiST index on `table`.`column`.
+    public static func spatialIndexName(table: String, column: String) -> String { indexName("\(table)_\(column)", suffix: "_gist") }
+
+    /// `base` + `suffix` cut to PostgreSQL's 63 bytes (at a character boundary) with a short
+    /// hash of `base` when it is too long, so that two long table names never make one index name.
+    static func indexName(_ base: String, suffix: String) -> String {
+        let full = base + suffix
+        guard full.utf8.count > maximumIdentifierLength else { return full }
+        var hash: UInt32 = 2_166_136_261
+        for byte in base.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let tail = "_" + String(hash, radix: 16) + suffix
+        var head = ""
+        for character in base {
+            guard head.utf8.count + String(character).utf8.count + tail.utf8.count <= maximumIdentifierLength else { break }
+            head.append(character)
+        }
+        return head + tail
+    }
+
+    /// Creates the GiST index on the geometry column (when missing) and analyzes the table.
+    public static func createSpatialIndex(table: String, column: String, on connection: PostgreSQLConnection) throws {
+        try connection.execute("""
+            CREATE INDEX IF NOT EXISTS \(quoteIdentifier(spatialIndexName(table: table, column: column))) \
+            ON \(qualified(table)) USING gist (\(quoteIdentifier(column)))
+            """)
+    }
+
+    /// Marks `table` as an annotation table and adds the index that finds a feature's
+    /// annotation, on `("FeatureID", "AnnotationClassID")`, as the GeoPackage layout has it.
+    public static func registerAnnotationTable(_ table: String, on connection: PostgreSQLConnection) throws {
+        try connection.query("INSERT INTO annolink.annotation_tables (table_name) VALUES ($1) ON CONFLICT DO NOTHING", [.text(table)])
+        try connection.execute("""
+            CREATE INDEX IF NOT EXISTS \(quoteIdentifier(indexName(table, suffix: "_FeatureID"))) ON \(qualified(table)) ("FeatureID", "AnnotationClassID")
+            """)
+    }
+
+    /// Recomputes the extent of `table` in `annolink.contents` from its geometries
+    /// (`ST_Extent`, which the GiST index does not speed up but which reads only the boxes).
+    public static func refreshContents(table: String, geometryColumn: String, on connection: PostgreSQLConnection) throws {
+        let g = quoteIdentifier(geometryColumn)
+        try connection.execute("""
+            UPDATE annolink.contents c SET min_x = e.min_x, min_y = e.min_y, max_x = e.max_x, max_y = e.max_y,
+              last_change = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+            FROM (SELECT ST_XMin(b) AS min_x, ST_YMin(b) AS min_y, ST_XMax(b) AS max_x, ST_YMax(b) AS max_y
+                  FROM (SELECT ST_Extent(\(g))::box2d AS b FROM \(qualified(table)) WHERE NOT ST_IsEmpty(\(g))) x) e
+            WHERE c.table_name = \(quoteLiteral(table))
+            """)
+    }
+
+    /// `text` as an SQL string literal ('…', quotes doubled; standard_conforming_strings is on
+    /// in every supported server, so backslashes are ordinary).
+    public static func quoteLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
