@@ -87,6 +87,21 @@ public struct FeatureTable: Hashable, Sendable {
     /// Whether the `gpkg_rtree_index` extension indexes the geometry column.
     public var hasSpatialIndex: Bool
 
+    /// A table as a store's catalogue describes it (another store than a GeoPackage makes
+    /// its tables with this).
+    public init(name: String, geometryColumn: String, primaryKey: String, geometryTypeName: String, srsID: Int64, hasZ: Bool, hasM: Bool,
+                columns: [Column], hasSpatialIndex: Bool) {
+        self.name = name
+        self.geometryColumn = geometryColumn
+        self.primaryKey = primaryKey
+        self.geometryTypeName = geometryTypeName
+        self.srsID = srsID
+        self.hasZ = hasZ
+        self.hasM = hasM
+        self.columns = columns
+        self.hasSpatialIndex = hasSpatialIndex
+    }
+
     /// The attribute columns: every column but the primary key and the geometry.
     public var attributeColumns: [Column] {
         columns.filter { !$0.isPrimaryKey && $0.name.lowercased() != geometryColumn.lowercased() }
