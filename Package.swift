@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 // The package shows the architecture (docs/design.md draws it): C system libraries at the
-// bottom; pure geometry values; beside each other the GEOS/PROJ engine and the GeoPackage store
-// (SQLite only); annotation on both; then the edit service, checks, importers and the sketch
-// editor; the command line on top. Each target depends only on targets above it in this list.
+// bottom; pure geometry values; beside each other the GEOS/PROJ engine, the GeoPackage store
+// (SQLite only) and the PostGIS layer (libpq; docs/postgis.md); annotation on both; then the
+// edit service, checks, importers and the sketch editor; the command line on top. Each target
+// depends only on targets above it in this list.
 import PackageDescription
 
 let package = Package(
@@ -20,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
         .target(name: "AnnoLinkGeometry", linkerSettings: [.linkedLibrary("m")]),
@@ -27,6 +29,9 @@ let package = Package(
         // The store knows SQLite and geometry values only: GEOS validation is the edit service's,
         // PROJ's CRS definitions the importers'.
         .target(name: "AnnoLinkStore", dependencies: ["AnnoLinkGeometry", "CSQLite"]),
+        // The PostgreSQL/PostGIS store's foundation: one owner of the libpq connection, binary
+        // parameters, results and COPY, EWKB, and the layout of a data set in PostGIS.
+        .target(name: "AnnoLinkPostGIS", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore", "CLibPQ"]),
         .target(name: "AnnoLinkAnnotation", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "CFreeType"]),
         .target(name: "AnnoLinkEditing", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkChecks", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
@@ -41,7 +46,7 @@ let package = Package(
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",
-            "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService", "AnnoLinkRender",
+            "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService", "AnnoLinkRender", "AnnoLinkPostGIS",
         ]),
         .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
@@ -57,6 +62,7 @@ let package = Package(
         .testTarget(name: "AnnoLinkGeometryTests", dependencies: ["AnnoLinkGeometry", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkPostGISTests", dependencies: ["AnnoLinkPostGIS", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkEditingTests", dependencies: [
             "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkAnnotation", "AnnoLinkEngine", "AnnoLinkImport", "AnnoLinkTestSupport",

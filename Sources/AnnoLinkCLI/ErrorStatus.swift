@@ -4,6 +4,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkImport
+import AnnoLinkPostGIS
 import AnnoLinkRender
 import AnnoLinkService
 import AnnoLinkSketch
@@ -23,6 +24,7 @@ extension AnnoLinkCommand {
         case let error as CommandError: (error.message, error.status)
         case let error as StoreError: (error.description, error.exitStatus)
         case let error as SQLiteError: describe(error)
+        case let error as PostgreSQLError: (oneLine(error.description), error.exitStatus)
         case let error as RTreeBulkLoadError: (error.description, error.exitStatus)
         case let error as JournalError: (oneLine(error.description), error.exitStatus)
         case let error as EditError: (oneLine(error.description), error.exitStatus)
@@ -101,6 +103,22 @@ extension StoreError {
         case .notAGeoPackage, .unknownTable, .tableExists, .unknownColumn, .unknownFeature, .invalidValue, .corruptGeometry,
             .wrongGeometryKind, .unknownSpatialReference, .invalidWhereClause, .invalidData:
             .dataError
+        }
+    }
+}
+
+extension PostgreSQLError {
+    /// As for a file: a database that is not there is a missing input (66), a table that is
+    /// there already an output that exists (73), a server that cannot be reached or a conflict
+    /// with another transaction can be tried again (75), a refused login is an I/O failure (74),
+    /// and values or SQL the server refuses are bad data (65).
+    var exitStatus: ExitStatus {
+        switch kind {
+        case .noSuchDatabase: .noInput
+        case .exists: .cannotCreate
+        case .unavailable, .conflict: .temporaryFailure
+        case .permission: .ioError
+        case .invalidData, .invalidStatement, .other: .dataError
         }
     }
 }

@@ -87,10 +87,10 @@ public struct FeatureTable: Hashable, Sendable {
     /// Whether the `gpkg_rtree_index` extension indexes the geometry column.
     public var hasSpatialIndex: Bool
 
-    /// A table as a store's catalogue describes it (another store than a GeoPackage makes
-    /// its tables with this).
-    public init(name: String, geometryColumn: String, primaryKey: String, geometryTypeName: String, srsID: Int64, hasZ: Bool, hasM: Bool,
-                columns: [Column], hasSpatialIndex: Bool) {
+    /// A table description as `GeoPackage.featureTable(_:)` reads it; also how another store
+    /// (PostGIS) describes a table the same way.
+    public init(name: String, geometryColumn: String, primaryKey: String, geometryTypeName: String, srsID: Int64, hasZ: Bool,
+                hasM: Bool, columns: [Column], hasSpatialIndex: Bool) {
         self.name = name
         self.geometryColumn = geometryColumn
         self.primaryKey = primaryKey
