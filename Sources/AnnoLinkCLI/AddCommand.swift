@@ -76,7 +76,7 @@ struct AddCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let request = AddFeature(table: table, geometry: input.geometry, crs: try input.referenceSystem(given: crs), values: values,
                                  allowEmpty: allowEmpty, command: EditOutput.commandLine)
         let result = try EditOutput.run(request, in: service, dryRun: dryRun)

@@ -60,13 +60,13 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         if let feature {
-            let service = EditService(package: try GeoPackage(path: feature.path))
+            let service = EditService(store: try StoreTarget.open(feature.path))
             let fid = try feature.resolve(with: service)
             let request = DeleteFeature(table: feature.table, fid: fid, command: EditOutput.commandLine)
             try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
             return .success
         }
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let request = DeleteFeatures(table: table, selection: selection!, reportChanges: json || dryRun, command: EditOutput.commandLine)
         let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)

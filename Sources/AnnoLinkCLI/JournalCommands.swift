@@ -33,7 +33,7 @@ struct UndoCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let entry = try EditService(package: try GeoPackage(path: path)).run(Undo())
+        let entry = try EditService(store: try StoreTarget.open(path)).run(Undo())
         try JournalOutput.print(entry, verb: "undid", json: json)
         return .success
     }
@@ -62,7 +62,7 @@ struct RedoCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let entry = try EditService(package: try GeoPackage(path: path)).run(Redo())
+        let entry = try EditService(store: try StoreTarget.open(path)).run(Redo())
         try JournalOutput.print(entry, verb: "redid", json: json)
         return .success
     }
@@ -96,7 +96,7 @@ struct LogCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let entries = try Journal(package: try GeoPackage(path: path, readOnly: true)).entries(limit: limit)
+        let entries = try StoreTarget.open(path, readOnly: true).journal().entries(limit: limit)
         if json {
             Output.line(try Output.json(entries))
             return .success

@@ -52,7 +52,7 @@ struct MoveCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path))
+        let service = EditService(store: try StoreTarget.open(feature.path))
         let fid = try feature.resolve(with: service)
         let result = try EditOutput.run(MovePoint(table: feature.table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine),
                                         in: service, dryRun: dryRun)

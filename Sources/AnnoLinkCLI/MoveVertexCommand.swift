@@ -48,7 +48,7 @@ struct MoveVertexCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path))
+        let service = EditService(store: try StoreTarget.open(feature.path))
         let fid = try feature.resolve(with: service)
         let result = try EditOutput.run(MoveVertex(table: feature.table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine),
                                         in: service, dryRun: dryRun)

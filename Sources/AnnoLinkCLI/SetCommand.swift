@@ -92,13 +92,13 @@ struct SetCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         if let feature {
-            let service = EditService(package: try GeoPackage(path: feature.path))
+            let service = EditService(store: try StoreTarget.open(feature.path))
             let fid = try feature.resolve(with: service)
             let request = SetFields(table: feature.table, fid: fid, values: values, allowEmpty: allowEmpty, command: EditOutput.commandLine)
             try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
             return .success
         }
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let request = SetFieldsBulk(table: table, selection: selection!, values: values, allowEmpty: allowEmpty, reportChanges: json || dryRun,
                                     command: EditOutput.commandLine)
         let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }

@@ -39,7 +39,7 @@ struct ShowCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path, readOnly: true))
+        let service = EditService(store: try StoreTarget.open(feature.path, readOnly: true))
         let fid = try feature.resolve(with: service)
         let report = try service.run(ShowFeature(table: feature.table, fid: fid))
         if json {

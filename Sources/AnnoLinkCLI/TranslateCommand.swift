@@ -58,7 +58,7 @@ struct TranslateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let progress = Progress("features")
         let request = Translate(table: table, selection: selection, dx: offset.x, dy: offset.y, dryRun: dryRun, command: EditOutput.commandLine)
         let result = try request.run(in: service, progress: { done, _ in progress.update(done) })
