@@ -16,6 +16,10 @@ struct DeleteCommand: ParsableCommand {
             row linked to them (the cascade of a composite relationship), in one transaction with
             one journal entry ('annolink undo' brings them back). A bulk delete keeps the deleted
             rows on disk in the journal, not in memory, and shows its progress on a terminal.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done (also when a selection picks nothing), 64 bad usage, 65 unknown table

@@ -12,6 +12,10 @@ struct MoveCommand: ParsableCommand {
             footprint move by exactly the vector the point moved, text and angle stay (a label
             placed off the rules' position, by ArcGIS or by hand, stays as far off). One
             transaction with a journal entry.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid, not a point table, unknown

@@ -26,6 +26,10 @@ struct SetCommand: ParsableCommand {
             SQL NULL unless the column is NOT NULL. An empty or blank text for a field a label
             expression reads is refused (the label would lose it) unless --allow-empty. Quote
             values with spaces for the shell.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done (also when a selection picks nothing), 64 bad usage, 65 unknown table,

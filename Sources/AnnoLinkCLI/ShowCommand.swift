@@ -13,6 +13,10 @@ struct ShowCommand: ParsableCommand {
             annotation row linked to it in every annotation table that labels TABLE (text, anchor,
             angle, class, Override). TABLE may also be an annotation table: then the annotation row
             itself is shown.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid or unreadable geometry,
