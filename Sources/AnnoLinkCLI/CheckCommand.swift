@@ -110,8 +110,8 @@ struct CheckCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let package = try GeoPackage(path: path, readOnly: !fix)
-        let checker = ConsistencyChecker(package: package)
+        let store = try StoreTarget.open(path, readOnly: !fix)
+        let checker = ConsistencyChecker(store: store)
         var listing = ProblemListing(json: json, all: all)
         var found: [Problem] = []
         var progress: Progress?
@@ -129,7 +129,10 @@ struct CheckCommand: ParsableCommand {
         if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
         for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }
 
-        if let renderDirectory { try drawPictures(found, of: package, into: renderDirectory) }
+        if let renderDirectory {
+            guard let package = checker.geoPackage else { throw StoreError.notSupported("check --render draws a GeoPackage only so far") }
+            try drawPictures(found, of: package, into: renderDirectory)
+        }
         if json {
             try listing.finishJSON(totals: report.totals)
         } else {

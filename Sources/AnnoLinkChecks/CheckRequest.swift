@@ -133,6 +133,7 @@ extension ConsistencyChecker {
     /// file's bytes stay as they were.
     public func run(_ request: CheckFix, progress: (Int, Int) -> Void = { _, _ in }, report: ((Problem) throws -> Void)? = nil) throws -> CheckReport {
         tolerances = request.tolerances
+        guard geoPackage != nil else { throw StoreError.notSupported("check --fix repairs a GeoPackage only so far, not \(store.location)") }
         func checkAndRepair() throws -> CheckReport {
             var plan = RepairPlan()
             var problems: [Problem] = []

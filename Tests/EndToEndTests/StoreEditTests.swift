@@ -212,6 +212,39 @@ struct StoreEditTests {
         #expect(try data.snapshot() == moved)
     }
 
+    @Test("check finds the same problems on the same planted corruption in both stores")
+    func checkSameProblems() throws {
+        var found: [EditedStore: [String]] = [:]
+        for store in EditedStore.allCases {
+            guard let data = try EditedData(store) else { return }
+            defer { data.drop() }
+            let clean = try Harness.annolink("check", data.target, "--json", "--all")
+            #expect(clean.status == 0, "\(store): \(clean.stdout) \(clean.stderr)")
+            let points = try data.query("SELECT \"fid\" FROM \"Loudoun_Address_Points_1\" ORDER BY \"fid\" LIMIT 5").split(separator: "\n").map(String.init)
+            let line = try data.query("SELECT min(\"FeatureID\") FROM \"ParcelLinesAnno_1\"")
+            for sql in [
+                "UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"TextString\" = 'WRONG' WHERE \"FeatureID\" = \(points[0])",
+                "UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"AnchorX\" = \"AnchorX\" + 100 WHERE \"FeatureID\" = \(points[1])",
+                "UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"AnnotationClassID\" = 99 WHERE \"FeatureID\" = \(points[2])",
+                "DELETE FROM \"Loudoun_Address_Points_1\" WHERE \"fid\" = \(points[3])",
+                "DELETE FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(line)",
+            ] { try data.writeBehindAnnolink(sql) }
+            let checked = try Harness.annolink("check", data.target, "--json", "--all")
+            #expect(checked.status == 1, "\(store): \(checked.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(checked.stdout.utf8)) as? [String: Any])
+            let problems = try #require(object["problems"] as? [[String: Any]])
+            found[store] = problems.map { p in
+                ["code", "annotationTable", "annotationFid", "classID", "originTable", "originFid"].map { "\(p[$0] ?? "-")" }.joined(separator: " ")
+            }.sorted()
+        }
+        let geoPackage = try #require(found[.geoPackage]), postGIS = try #require(found[.postGIS])
+        #expect(geoPackage.count >= 5, "\(geoPackage)")
+        #expect(postGIS == geoPackage)
+        for code in ["stale-text", "stale-placement", "unknown-class", "orphan", "missing"] {
+            #expect(geoPackage.contains { $0.hasPrefix(code + " ") }, "\(code) not found: \(geoPackage)")
+        }
+    }
+
     @Test("editors of the same feature at once serialize: every edit is kept, the label matches, the journal has every entry")
     func concurrentEditors() throws {
         guard let data = try EditedData(.postGIS) else { return }
