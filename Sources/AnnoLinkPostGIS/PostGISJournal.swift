@@ -38,6 +38,9 @@ public final class PostGISJournal: EditJournal {
         CREATE INDEX IF NOT EXISTS journal_rows_row ON annolink.journal_rows (table_name, fid);
         """
 
+    /// The advisory lock key that serializes making the journal tables.
+    static let ddlLock: Int64 = 0x616E_6E6F_6C6B
+
     static let now = "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 
     public func recordEdit<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?) {
@@ -65,7 +68,10 @@ public final class PostGISJournal: EditJournal {
     /// returns its id.
     func beginEntry(command: String, summary: String, kind: JournalEntry.Kind, rowCount: Int, tables: [String]) throws -> Int64 {
         if !tablesKnown {
-            // Made by the first edit of a data set (the layout's DDL does not have them).
+            // Made by the first edit of a data set (the layout's DDL does not have them); two
+            // first edits at once take turns (an advisory lock for this transaction), since
+            // CREATE TABLE IF NOT EXISTS is not safe against itself.
+            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
             if try connection.query("SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL")
                 .scalar?.boolValue == true {
                 try connection.execute(Self.imagesDDL + PostGISStore.movesDDL)

@@ -36,7 +36,12 @@ struct EditedData {
         }
     }
 
-    func drop() { try? database?.drop() }
+    /// Drops the PostGIS database, unless `ANNOLINK_TEST_KEEP_DATABASES` is set (to look at it
+    /// after a failure, or to time commands on it by hand).
+    func drop() {
+        guard ProcessInfo.processInfo.environment["ANNOLINK_TEST_KEEP_DATABASES"] == nil else { return }
+        try? database?.drop()
+    }
 
     /// The rows `sql` returns, one line each, columns joined by `|`.
     func query(_ sql: String) throws -> String {
@@ -210,6 +215,31 @@ struct StoreEditTests {
         #expect(try data.snapshot() == before)
         #expect(try Harness.annolink("redo", data.target).status == 0)
         #expect(try data.snapshot() == moved)
+    }
+
+    @Test("a bulk set by where clause and a bulk delete by box: labels follow, one entry each, undo gives every row back", arguments: EditedStore.allCases)
+    func bulkSetAndDelete(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let before = try data.snapshot()
+        let street = try data.query("SELECT \"ST_STR_NAM\" FROM \"Loudoun_Address_Points_1\" ORDER BY \"fid\" LIMIT 1")
+        let count = try data.query("SELECT count(*) FROM \"Loudoun_Address_Points_1\" WHERE \"ST_STR_NAM\" = '\(street)'")
+        let set = try Harness.annolink("set", data.target, "Loudoun_Address_Points_1", "--where", "ST_STR_NAM = '\(street)'", "ST_STR_NAM=RENAMED WAY", "--json")
+        #expect(set.status == 0, "\(set.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(set.stdout.utf8)) as? [String: Any])
+        #expect(String(object["features"] as? Int ?? -1) == count)
+        #expect(try data.query("""
+            SELECT count(*) FROM "Loudoun_Address_PointsAnno_1" a JOIN "Loudoun_Address_Points_1" p ON p."fid" = a."FeatureID"
+            WHERE p."ST_STR_NAM" = 'RENAMED WAY' AND a."TextString" LIKE '% RENAMED WAY'
+            """) == count)
+        let deleted = try Harness.annolink("delete", data.target, "ParcelLines_1", "--bbox", "11789000,7055000,11790500,7057000", "--json")
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try data.query("""
+            SELECT count(*) FROM "ParcelLinesAnno_1" a WHERE NOT EXISTS (SELECT 1 FROM "ParcelLines_1" l WHERE l."fid" = a."FeatureID")
+            """) == "0")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
     }
 
     @Test("check finds the same problems on the same planted corruption in both stores")
