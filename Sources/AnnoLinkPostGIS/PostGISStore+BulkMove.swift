@@ -5,8 +5,8 @@ extension PostGISStore {
     /// The bulk move as set-based SQL: the selection in a temporary table, then one `UPDATE`
     /// per table — the features' `ST_Translate`, and for each annotation table its rows of the
     /// selected features moved rigidly in one statement (footprint by `ST_Translate`, anchor
-    /// by adding) — each writing its rows' keys into the journal in the same statement
-    /// (`annolink.journal_move_rows`). The journal keeps the vector and the keys; a row's
+    /// by adding) — each table's keys written into the journal by one `INSERT … SELECT` before
+    /// it (`annolink.journal_move_rows`). The journal keeps the vector and the keys; a row's
     /// before-image only when moving it back would not give it back bit for bit. One
     /// transaction for all of it.
     ///
@@ -31,32 +31,37 @@ extension PostGISStore {
             let entry = try journal.beginEntry(command: command, summary: summary(count), kind: .bulk, rowCount: 0,
                                                tables: [table.name] + annotation.keys.sorted())
             let pk = quoteIdentifier(table.primaryKey), g = quoteIdentifier(table.geometryColumn)
+            // The journal's keys first, each with its row's image only where moving back would
+            // not give the row back bit for bit; then the move itself, as one would write it by hand.
             var rows = try connection.query("""
-                WITH moved AS (
-                  UPDATE \(qualified(table)) AS u SET \(g) = ST_Translate(b.old, $1, $2)
-                  FROM (SELECT o.\(pk) AS k, o.\(g) AS old, o AS row FROM \(qualified(table)) o WHERE o.\(pk) IN (SELECT fid FROM annolink_selection)) b
-                  WHERE u.\(pk) = b.k
-                  RETURNING u.\(pk) AS fid, CASE WHEN ST_AsEWKB(ST_Translate(u.\(g), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(b.old)
-                                                 THEN NULL ELSE b.row::text END AS before)
-                INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before) SELECT $3, $4, fid, before FROM moved
+                INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before)
+                SELECT $3, $4, o.\(pk), CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.\(g), $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.\(g))
+                                        THEN NULL ELSE o::text END
+                FROM \(qualified(table)) o WHERE o.\(pk) IN (SELECT fid FROM annolink_selection)
                 """, [.float8(dx), .float8(dy), .int8(entry), .text(table.name)]).affectedRows
+            try connection.query("""
+                UPDATE \(qualified(table)) SET \(g) = ST_Translate(\(g), $1, $2) WHERE \(pk) IN (SELECT fid FROM annolink_selection)
+                """, [.float8(dx), .float8(dy)])
             try connection.query("INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation) VALUES ($1, $2, $3, $4, false)",
                                  [.int8(entry), .text(table.name), .float8(dx), .float8(dy)])
             progress(count / 2, count)
             for (name, classIDs) in annotation.sorted(by: { $0.key < $1.key }) {
+                let selected = """
+                    "FeatureID" IN (SELECT fid FROM annolink_selection) AND "AnnotationClassID" = ANY($5::text::bigint[])
+                    """
                 let moved = try connection.query("""
-                    WITH moved AS (
-                      UPDATE \(PostGISLayout.qualified(name)) AS u
-                      SET geom = ST_Translate(b.old, $1, $2), "AnchorX" = b.x + $1, "AnchorY" = b.y + $2
-                      FROM (SELECT o.fid AS k, o.geom AS old, o."AnchorX" AS x, o."AnchorY" AS y, o AS row FROM \(PostGISLayout.qualified(name)) o
-                            WHERE o."FeatureID" IN (SELECT fid FROM annolink_selection) AND o."AnnotationClassID" = ANY($5::text::bigint[])) b
-                      WHERE u.fid = b.k
-                      RETURNING u.fid AS fid,
-                        CASE WHEN ST_AsEWKB(ST_Translate(u.geom, -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(b.old)
-                                  AND (u."AnchorX" - $1) IS NOT DISTINCT FROM b.x AND (u."AnchorY" - $2) IS NOT DISTINCT FROM b.y
-                             THEN NULL ELSE b.row::text END AS before)
-                    INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before) SELECT $3, $4, fid, before FROM moved
+                    INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before)
+                    SELECT $3, $4, o.fid,
+                      CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.geom, $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.geom)
+                                AND (o."AnchorX" + $1) - $1 IS NOT DISTINCT FROM o."AnchorX" AND (o."AnchorY" + $2) - $2 IS NOT DISTINCT FROM o."AnchorY"
+                           THEN NULL ELSE o::text END
+                    FROM \(PostGISLayout.qualified(name)) o WHERE \(selected)
                     """, [.float8(dx), .float8(dy), .int8(entry), .text(name), .text(Self.array(classIDs))]).affectedRows
+                // The labels move rigidly with their features: footprint and anchor in one statement.
+                try connection.query("""
+                    UPDATE \(PostGISLayout.qualified(name)) SET geom = ST_Translate(geom, $1, $2), "AnchorX" = "AnchorX" + $1, "AnchorY" = "AnchorY" + $2
+                    WHERE \(selected.replacingOccurrences(of: "$5", with: "$3"))
+                    """, [.float8(dx), .float8(dy), .text(Self.array(classIDs))])
                 try connection.query("INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation) VALUES ($1, $2, $3, $4, true)",
                                      [.int8(entry), .text(name), .float8(dx), .float8(dy)])
                 result.annotationRows += moved
@@ -84,7 +89,6 @@ extension PostGISStore {
           fid bigint NOT NULL,
           before text,
           PRIMARY KEY (entry_id, table_name, fid));
-        CREATE INDEX IF NOT EXISTS journal_move_rows_row ON annolink.journal_move_rows (table_name, fid);
         """
 
     /// Undoes (moves back by the vector, writing the kept before-images) or redoes a bulk move
