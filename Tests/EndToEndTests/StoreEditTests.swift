@@ -242,6 +242,20 @@ struct StoreEditTests {
         #expect(try data.snapshot() == before)
     }
 
+    @Test("set on an annotation row marks it as set by hand (Override), and regeneration keeps it", arguments: EditedStore.allCases)
+    func setAnnotationByHand(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let row = try data.query("SELECT min(\"fid\") FROM \"Loudoun_Address_PointsAnno_1\"")
+        let feature = try data.query("SELECT \"FeatureID\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)")
+        let result = try Harness.annolink("set", data.target, "Loudoun_Address_PointsAnno_1", row, "TextString=BY HAND")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try data.query("SELECT \"TextString\" || '|' || (\"Override\" & 4) FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)") == "BY HAND|4")
+        // An edit of the feature regenerates the label but keeps the text set by hand.
+        #expect(try Harness.annolink("set", data.target, "Loudoun_Address_Points_1", feature, "AD_ADDRESS=4242").status == 0)
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)") == "BY HAND")
+    }
+
     @Test("check finds the same problems on the same planted corruption in both stores")
     func checkSameProblems() throws {
         var found: [EditedStore: [String]] = [:]
