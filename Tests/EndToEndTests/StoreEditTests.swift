@@ -280,6 +280,15 @@ struct StoreEditTests {
             found[store] = problems.map { p in
                 ["code", "annotationTable", "annotationFid", "classID", "originTable", "originFid"].map { "\(p[$0] ?? "-")" }.joined(separator: " ")
             }.sorted()
+            // --fix repairs what can be repaired as one journal entry; what is left is the unknown class.
+            let fixed = try Harness.annolink("check", data.target, "--fix", "--json")
+            #expect(fixed.status == 1, "\(store): \(fixed.stdout) \(fixed.stderr)")
+            let after = try Harness.annolink("check", data.target, "--json", "--all")
+            let left = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+            #expect((left["problems"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["unknown-class"], "\(store): \(after.stdout)")
+            #expect(try Harness.annolink("undo", data.target).status == 0)
+            let undone = try Harness.annolink("check", data.target, "--json", "--all")
+            #expect(undone.stdout == checked.stdout, "\(store): undo gives the problems back")
         }
         let geoPackage = try #require(found[.geoPackage]), postGIS = try #require(found[.postGIS])
         #expect(geoPackage.count >= 5, "\(geoPackage)")
