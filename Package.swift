@@ -83,7 +83,9 @@ let package = Package(
         .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkPostGIS", "AnnoLinkTestSupport"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`
         // builds it first, and the harness runs the one beside the test bundle.
-        .testTarget(name: "EndToEndTests", dependencies: ["annolink", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "annolink", "AnnoLinkGeometry", "AnnoLinkTestSupport", "AnnoLinkStore", "AnnoLinkPostGIS",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

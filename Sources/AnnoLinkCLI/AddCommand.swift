@@ -18,6 +18,10 @@ struct AddCommand: ParsableCommand {
             the geometry is transformed with PROJ from the CRS its latestWkid (else wkid) names —
             EPSG:n for EPSG's codes, ESRI:n for Esri's own, EPSG:3857 for 102100 — into the
             table's. With --crs as well, both must name the same CRS.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 64 bad usage or unparsable geometry, 65 unknown table or field, a
@@ -76,7 +80,7 @@ struct AddCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let request = AddFeature(table: table, geometry: input.geometry, crs: try input.referenceSystem(given: crs), values: values,
                                  allowEmpty: allowEmpty, command: EditOutput.commandLine)
         let result = try EditOutput.run(request, in: service, dryRun: dryRun)

@@ -16,6 +16,10 @@ struct DeleteCommand: ParsableCommand {
             row linked to them (the cascade of a composite relationship), in one transaction with
             one journal entry ('annolink undo' brings them back). A bulk delete keeps the deleted
             rows on disk in the journal, not in memory, and shows its progress on a terminal.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done (also when a selection picks nothing), 64 bad usage, 65 unknown table
@@ -60,13 +64,13 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         if let feature {
-            let service = EditService(package: try GeoPackage(path: feature.path))
+            let service = EditService(store: try StoreTarget.open(feature.path))
             let fid = try feature.resolve(with: service)
             let request = DeleteFeature(table: feature.table, fid: fid, command: EditOutput.commandLine)
             try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
             return .success
         }
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let request = DeleteFeatures(table: table, selection: selection!, reportChanges: json || dryRun, command: EditOutput.commandLine)
         let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)

@@ -101,10 +101,12 @@ extension AnnoLinkCommand {
 }
 
 extension StoreError {
-    /// A missing input is 66 and an output that exists already 73; the rest is bad data.
+    /// A missing input is 66 and an output that exists already 73; a command this store does
+    /// not support is a usage error (64); the rest is bad data.
     var exitStatus: ExitStatus {
         switch self {
         case .missingFile: .noInput
+        case .notSupported: .usage
         case .fileExists, .cannotCreate: .cannotCreate
         case .notAGeoPackage, .unknownTable, .tableExists, .unknownColumn, .unknownFeature, .invalidValue, .corruptGeometry,
             .wrongGeometryKind, .unknownSpatialReference, .invalidWhereClause, .invalidData:

@@ -12,6 +12,10 @@ struct UndoCommand: ParsableCommand {
             together, from the edit journal kept in the file. It refuses, and changes nothing, when
             a row the edit touched was changed since by something else (another tool, or a later
             edit that was not undone first), naming the table and row.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 65 nothing to undo or the undo would overwrite a later change,
@@ -33,7 +37,7 @@ struct UndoCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let entry = try EditService(package: try GeoPackage(path: path)).run(Undo())
+        let entry = try EditService(store: try StoreTarget.open(path)).run(Undo())
         try JournalOutput.print(entry, verb: "undid", json: json)
         return .success
     }
@@ -47,6 +51,10 @@ struct RedoCommand: ParsableCommand {
         discussion: """
             Reapplies the edit undone most recently. A new edit after an undo discards what could
             be redone. Refuses, changing nothing, when the rows changed since the undo.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: "0 done, 65 nothing to redo or the rows changed since, 66 no such file.")
 
@@ -62,7 +70,7 @@ struct RedoCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let entry = try EditService(package: try GeoPackage(path: path)).run(Redo())
+        let entry = try EditService(store: try StoreTarget.open(path)).run(Redo())
         try JournalOutput.print(entry, verb: "redid", json: json)
         return .success
     }
@@ -78,6 +86,10 @@ struct LogCommand: ParsableCommand {
             what the edit did, how many rows it changed, and the command line that made it, after
             the user who made it in brackets when the journal knows one (edits through
             'annolink serve' with --tokens record the token's user).
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: "0 done, 65 not a GeoPackage, 66 no such file.")
 
@@ -96,7 +108,7 @@ struct LogCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let entries = try Journal(package: try GeoPackage(path: path, readOnly: true)).entries(limit: limit)
+        let entries = try StoreTarget.open(path, readOnly: true).journal().entries(limit: limit)
         if json {
             Output.line(try Output.json(entries))
             return .success

@@ -12,6 +12,10 @@ struct MoveCommand: ParsableCommand {
             footprint move by exactly the vector the point moved, text and angle stay (a label
             placed off the rules' position, by ArcGIS or by hand, stays as far off). One
             transaction with a journal entry.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid, not a point table, unknown
@@ -52,7 +56,7 @@ struct MoveCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path))
+        let service = EditService(store: try StoreTarget.open(feature.path))
         let fid = try feature.resolve(with: service)
         let result = try EditOutput.run(MovePoint(table: feature.table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine),
                                         in: service, dryRun: dryRun)

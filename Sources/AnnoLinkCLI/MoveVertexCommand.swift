@@ -13,6 +13,10 @@ struct MoveVertexCommand: ParsableCommand {
             the placement of the rules). The line keeps its direction: the first vertex
             stays first. Lines with more than one segment are refused with their part and point
             counts. One transaction with a journal entry.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid, not a single-segment line,
@@ -48,7 +52,7 @@ struct MoveVertexCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path))
+        let service = EditService(store: try StoreTarget.open(feature.path))
         let fid = try feature.resolve(with: service)
         let result = try EditOutput.run(MoveVertex(table: feature.table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine),
                                         in: service, dryRun: dryRun)

@@ -26,6 +26,10 @@ struct SetCommand: ParsableCommand {
             SQL NULL unless the column is NOT NULL. An empty or blank text for a field a label
             expression reads is refused (the label would lose it) unless --allow-empty. Quote
             values with spaces for the shell.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done (also when a selection picks nothing), 64 bad usage, 65 unknown table,
@@ -92,13 +96,13 @@ struct SetCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         if let feature {
-            let service = EditService(package: try GeoPackage(path: feature.path))
+            let service = EditService(store: try StoreTarget.open(feature.path))
             let fid = try feature.resolve(with: service)
             let request = SetFields(table: feature.table, fid: fid, values: values, allowEmpty: allowEmpty, command: EditOutput.commandLine)
             try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
             return .success
         }
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let request = SetFieldsBulk(table: table, selection: selection!, values: values, allowEmpty: allowEmpty, reportChanges: json || dryRun,
                                     command: EditOutput.commandLine)
         let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }

@@ -13,6 +13,10 @@ struct ShowCommand: ParsableCommand {
             annotation row linked to it in every annotation table that labels TABLE (text, anchor,
             angle, class, Override). TABLE may also be an annotation table: then the annotation row
             itself is shown.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table or fid or unreadable geometry,
@@ -39,7 +43,7 @@ struct ShowCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: feature.path, readOnly: true))
+        let service = EditService(store: try StoreTarget.open(feature.path, readOnly: true))
         let fid = try feature.resolve(with: service)
         let report = try service.run(ShowFeature(table: feature.table, fid: fid))
         if json {

@@ -16,6 +16,10 @@ struct TranslateCommand: ParsableCommand {
             journal entry ('annolink undo' reverts it). SQLite streams the rows through the move,
             so memory stays flat for millions of features; progress is shown on a terminal. Killed
             part-way, the file is as it was.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md).
             """,
         exitStatus: """
             0 done (also when nothing was selected), 64 bad usage, 65 unknown table or
@@ -58,7 +62,7 @@ struct TranslateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path))
+        let service = EditService(store: try StoreTarget.open(path))
         let progress = Progress("features")
         let request = Translate(table: table, selection: selection, dx: offset.x, dy: offset.y, dryRun: dryRun, command: EditOutput.commandLine)
         let result = try request.run(in: service, progress: { done, _ in progress.update(done) })

@@ -143,8 +143,11 @@ extension ConsistencyChecker {
             let repair = try self.repair(plan, command: request.command)
             return CheckReport(summary: summary, problems: problems, repair: repair)
         }
-        guard request.dryRun else { return try connection.write(checkAndRepair) }
-        var report = try connection.withoutCommitting(checkAndRepair)
+        // On a GeoPackage the check and the repair share one write transaction. On another store
+        // the repair is its own edit (the check's reads are not locked), and works every value
+        // out again from the rows as they are then.
+        guard request.dryRun else { return geoPackage != nil ? try connection.write(checkAndRepair) : try checkAndRepair() }
+        var report = try store.withoutCommitting(checkAndRepair)
         report.repair?.journalEntry = nil
         report.repair?.dryRun = true
         return report

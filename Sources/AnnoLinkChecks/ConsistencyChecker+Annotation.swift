@@ -89,7 +89,7 @@ extension ConsistencyChecker {
     }
 
     /// Judges the rows of one feature in one annotation table.
-    private func judge(_ unsorted: [StoredAnnotation], featureID: Int64, origin: Origin, group g: Group, report: (Problem) throws -> Void) throws {
+    func judge(_ unsorted: [StoredAnnotation], featureID: Int64, origin: Origin, group g: Group, report: (Problem) throws -> Void) throws {
         // The common case: one row, of the one class that selects the feature. It needs none
         // of the grouping and sorting below, which were a tenth of a clean check's
         // instructions (callgrind, docs/benchmarks.md).

@@ -50,20 +50,16 @@ extension ConsistencyChecker {
         guard plan.rowChangeCount <= Self.repairLimit else {
             throw CheckError.tooManyRepairs(count: plan.rowChangeCount, limit: Self.repairLimit)
         }
-        let journal = try Journal(package: package)
         var classes: [String: CompiledClass] = [:]
         for c in try engine.allClasses() { classes[Self.key(c.definition.annotationTable, c.definition.classID)] = c }
         let repairedCount = plan.repairing.values.reduce(0, +)
         let summary = "check --fix: repaired \(repairedCount) problem\(repairedCount == 1 ? "" : "s")"
-        result.journalEntry = try journal.record(command: command, summary: summary) { recorder in
-            // The wrong entries are copied before anything changes the indexes.
-            for (name, ids) in plan.index.sorted(by: { $0.key < $1.key }) {
-                try recorder.captureSpatialIndex(table: name, ids: ids)
-            }
-            var changed: [String] = []
-            func note(_ name: String) { if !changed.contains(name) { changed.append(name) } }
+        var changed: [String] = []
+        func note(_ name: String) { if !changed.contains(name) { changed.append(name) } }
+        /// The annotation rows' repairs, through the store.
+        func repairRows() throws {
             for repair in plan.rows {
-                let table = try package.featureTable(repair.table)
+                let table = try store.featureTable(repair.table)
                 switch try repairRow(repair, in: table, classes: classes) {
                 case .updated: result.updated += 1
                 case .deleted: result.deleted += 1
@@ -72,15 +68,32 @@ extension ConsistencyChecker {
                 note(table.name)
             }
             for creation in plan.creations {
-                let table = try package.featureTable(creation.table)
+                let table = try store.featureTable(creation.table)
                 guard let compiled = classes[Self.key(table.name, creation.classID)] else { continue }
-                let feature = try package.feature(package.featureTable(creation.originTable), fid: creation.originFid)
+                let feature = try store.feature(store.featureTable(creation.originTable), fid: creation.originFid)
                 let row = try engine.freshRow(for: feature, compiled)
                 guard !row.text.isEmpty else { continue }
-                try package.insertAnnotation(row, into: table)
+                _ = try store.insertAnnotation(row, into: table)
                 result.created += 1
                 note(table.name)
             }
+        }
+        guard let package = geoPackage else {
+            // Another store keeps its own spatial index: rows only.
+            result.journalEntry = try store.journal().recordEdit(command: command, summary: summary) {
+                try repairRows()
+                for name in changed { try store.refreshExtent(of: store.featureTable(name)) }
+            }.entry
+            result.repaired = plan.repairing
+            return result
+        }
+        let journal = try Journal(package: package)
+        result.journalEntry = try journal.record(command: command, summary: summary) { recorder in
+            // The wrong entries are copied before anything changes the indexes.
+            for (name, ids) in plan.index.sorted(by: { $0.key < $1.key }) {
+                try recorder.captureSpatialIndex(table: name, ids: ids)
+            }
+            try repairRows()
             for name in plan.index.keys.sorted() {
                 let table = try package.featureTable(name)
                 try package.fillSpatialIndex(table: table.name, column: table.geometryColumn)
@@ -99,14 +112,14 @@ extension ConsistencyChecker {
     private func repairRow(_ repair: RepairPlan.RowRepair, in table: FeatureTable, classes: [String: CompiledClass]) throws -> RowOutcome {
         let codes = repair.codes
         if codes.contains(.orphan) || codes.contains(.duplicate) || (codes.contains(.wrongClass) && repair.targetClassID == nil) {
-            try package.deleteAnnotation(fid: repair.fid, from: table)
+            try store.deleteAnnotation(fid: repair.fid, from: table)
             return .deleted
         }
         // A footprint that cannot be read is what a footprint repair replaces.
-        var row = try package.annotationRow(table, fid: repair.fid) { _ in }
+        var row = try store.annotationRow(table, fid: repair.fid, footprintProblem: { _ in })
         let classID = codes.contains(.wrongClass) ? repair.targetClassID! : row.classID
         guard let compiled = classes[Self.key(table.name, classID)], let featureID = row.featureID else { return .unchanged }
-        let feature = try package.feature(package.featureTable(compiled.definition.originTable), fid: featureID)
+        let feature = try store.feature(store.featureTable(compiled.definition.originTable), fid: featureID)
         let old = row
         if codes.contains(.wrongClass) || codes.contains(.stalePlacement) {
             row = try engine.regenerated(row, for: feature, previousGeometry: nil, compiled)
@@ -116,11 +129,11 @@ extension ConsistencyChecker {
             row.footprint = try engine.footprint(text: row.text, placement: placement, row: row, compiled)
         }
         if row.text.isEmpty {
-            try package.deleteAnnotation(fid: repair.fid, from: table)
+            try store.deleteAnnotation(fid: repair.fid, from: table)
             return .deleted
         }
         guard row != old else { return .unchanged }
-        try package.updateAnnotation(row, in: table)
+        try store.updateAnnotation(row, in: table)
         return .updated
     }
 

@@ -42,10 +42,19 @@ public struct CheckSummary: Sendable {
 /// problems of one table. Problems go to the caller as they are found; `repair(_:command:)`
 /// fixes what can be fixed, as one journal entry.
 ///
-/// Not `Sendable`: one checker per GeoPackage and task.
+/// On another store than a GeoPackage (PostGIS) the same judgement runs through the store's
+/// protocol instead (`checkThroughStore`): no spatial index pass (the database keeps its own
+/// index) and no repair yet.
+///
+/// Not `Sendable`: one checker per store and task.
 public final class ConsistencyChecker {
-    /// The GeoPackage checked.
-    public let package: GeoPackage
+    /// The store checked.
+    public let store: any FeatureStore
+    /// The store when it is a GeoPackage: the set-based passes and the repair are SQL over
+    /// its tables and R-trees.
+    public let geoPackage: GeoPackage?
+    /// The GeoPackage, on the paths only a GeoPackage takes.
+    var package: GeoPackage { geoPackage! }
     /// The annotation engine that computes the expected text, placement and footprints.
     public let engine: AnnotationEngine
     /// The tolerances of the placement and footprint comparisons; `run(_:)` sets those of its
@@ -55,8 +64,17 @@ public final class ConsistencyChecker {
 
     /// A checker for `package` with `tolerances`.
     public init(package: GeoPackage, tolerances: CheckTolerances = CheckTolerances()) {
-        self.package = package
+        self.store = package
+        self.geoPackage = package
         self.engine = AnnotationEngine(package: package)
+        self.tolerances = tolerances
+    }
+
+    /// A checker for any store with `tolerances`.
+    public init(store: any FeatureStore, tolerances: CheckTolerances = CheckTolerances()) {
+        self.store = store
+        self.geoPackage = store as? GeoPackage
+        self.engine = AnnotationEngine(store: store)
         self.tolerances = tolerances
     }
 
@@ -102,6 +120,7 @@ public final class ConsistencyChecker {
     ///   not an annotation or origin table; `AnnotationError` for a class whose expression or
     ///   where clause does not compile, or whose expression fails on a feature; `SQLiteError`.
     public func check(table: String? = nil, progress: (Int, Int) -> Void = { _, _ in }, report: (Problem) throws -> Void) throws -> CheckSummary {
+        guard geoPackage != nil else { return try checkThroughStore(table: table, progress: progress, report: report) }
         var summary = CheckSummary()
         try connection.read {
             let plan = try makePlan(table: table)
@@ -149,13 +168,13 @@ public final class ConsistencyChecker {
     /// Works out the tables and classes a check covers.
     func makePlan(table requested: String?) throws -> Plan {
         var plan = Plan()
-        let definitions = try package.annotationClasses()
-        var annotationNames = try package.annotationTableNames()
+        let definitions = try store.annotationClasses()
+        var annotationNames = try store.annotationTableNames()
         for d in definitions where !annotationNames.contains(where: { $0.lowercased() == d.annotationTable.lowercased() }) {
             annotationNames.append(d.annotationTable)
         }
         for d in definitions { plan.registeredClasses[d.annotationTable.lowercased(), default: []].insert(d.classID) }
-        let requestedTable = try requested.map { try package.featureTable($0) }
+        let requestedTable = try requested.map { try store.featureTable($0) }
         if annotationNames.isEmpty { return plan }
         if definitions.isEmpty { throw CheckError.noAnnotationClasses(annotationTables: annotationNames) }
 
@@ -178,7 +197,7 @@ public final class ConsistencyChecker {
             for (_, classes) in byTable.sorted(by: { $0.key < $1.key }) {
                 let d = classes[0].definition
                 guard scope(d.annotationTable) || scope(d.originTable) else { continue }
-                let group = Group(annotation: try package.featureTable(d.annotationTable), origin: try package.featureTable(d.originTable), classes: classes)
+                let group = Group(annotation: try store.featureTable(d.annotationTable), origin: try store.featureTable(d.originTable), classes: classes)
                 guard group.classes.count < 63 else {
                     throw StoreError.invalidData(
                         "\(group.annotation.name) has \(group.classes.count) classes labelling \(group.origin.name); "
@@ -189,7 +208,7 @@ public final class ConsistencyChecker {
             }
         }
         for name in annotationNames {
-            let table = try package.featureTable(name)
+            let table = try store.featureTable(name)
             if scope(table.name) || plan.groups.contains(where: { $0.annotation == table }) { plan.annotationTables.append(table) }
         }
         return plan

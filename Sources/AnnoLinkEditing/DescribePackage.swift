@@ -11,7 +11,7 @@ public struct DescribePackage: EditRequest {
     }
 
     public func run(in service: EditService) throws -> PackageInfo {
-        let package = service.package
+        let package = try service.geoPackage(for: "info")
         let annotationTables = Set(try package.annotationTableNames().map { $0.lowercased() })
         var info = PackageInfo(path: package.path)
         try package.connection.read {

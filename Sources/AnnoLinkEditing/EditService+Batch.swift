@@ -7,9 +7,9 @@ extension EditService {
     /// HTTP `applyEdits` with `rollbackOnFailure=true` needs.
     ///
     /// - Returns: what `body` returned and the journal entry (nil when nothing changed).
-    /// - Throws: whatever `body` throws (the file is then as it was), `SQLiteError`.
+    /// - Throws: whatever `body` throws (the store is then as it was), the store's errors.
     public func inOneTransaction<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, journalEntry: Int64?) {
-        let recorded = try journal().record(command: command, summary: summary) { _ in try body() }
+        let recorded = try journal().recordEdit(command: command, summary: summary, body)
         return (recorded.value, recorded.entry)
     }
 }

@@ -150,7 +150,7 @@ extension EditService {
     ///   that does not exist.
     public func setFields(table name: String, selection: Selection, values: [(field: String, text: String)], allowEmpty: Bool = false,
                           reportChanges: Bool = false, command: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> BulkEditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         let parsed = try parse(values, for: table)
         guard !parsed.isEmpty else { throw EditError.emptySelection("no FIELD=VALUE to set") }
         if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
@@ -158,12 +158,32 @@ extension EditService {
         var result = BulkEditResult(kind: .set, table: table.name)
         result.fields = fields.map { BulkEditResult.FieldValue(name: $0, new: parsed[$0]!) }
         if reportChanges { result.changes = [] }
-        let isAnnotationTable = try package.annotationTableNames().contains { $0.lowercased() == table.name.lowercased() }
-        return try withSelection(selection, of: table) { count in
+        try checkFinite(selection)
+        let isAnnotationTable = try store.annotationTableNames().contains { $0.lowercased() == table.name.lowercased() }
+        guard let package = store as? GeoPackage else {
+            return try oneByOne(table, selection: selection, summary: { "set \(fields.joined(separator: ", ")) of \($0) features of \(table.name)" },
+                                command: command, into: result, progress: progress) { fid, change in
+                let before = reportChanges ? try store.feature(table, fid: fid) : nil
+                try store.updateFeature(table, fid: fid, geometry: nil, attributes: parsed)
+                if let before {
+                    change.fields = fields.map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
+                }
+                if isAnnotationTable {
+                    try annotationEditedByHand(table, fid: fid, fields: Set(fields))
+                } else {
+                    change.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
+                }
+            } finish: {
+                for name in Set(try annotation.classes(labelling: table.name).map(\.definition.annotationTable)) {
+                    try store.refreshExtent(of: store.featureTable(name))
+                }
+            }
+        }
+        return try refusingInvalidSelection { try package.withSelection(selection, of: table) { count in
             result.features = count
             guard count > 0 else { return result }
             let summary = "set \(fields.joined(separator: ", ")) of \(count) features of \(table.name)"
-            result.journalEntry = try journal().record(command: command, summary: summary) { recorder in
+            result.journalEntry = try package.editJournal().record(command: command, summary: summary) { recorder in
                 let selected = "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)"
                 // Annotation rows edited by hand also get Override and a new footprint.
                 if isAnnotationTable {
@@ -171,14 +191,14 @@ extension EditService {
                 } else {
                     try recorder.captureImages(table: table.name, columns: fields, rowsWhere: selected)
                 }
-                let annotationTables = try declareAnnotation(of: table, recorder: recorder)
+                let annotationTables = try declareAnnotation(of: table, in: package, recorder: recorder)
                 if !reportChanges, !isAnnotationTable, try classesSelectAll(table) {
-                    try setStreaming(table, values: parsed, count: count, into: &result, progress: progress)
+                    try setStreaming(table, in: package, values: parsed, count: count, into: &result, progress: progress)
                     for name in annotationTables { try package.refreshContents(of: package.featureTable(name)) }
                     return
                 }
                 var done = 0
-                try forEachSelected { fid in
+                try package.forEachSelected { fid in
                     // The values before are read only when the changes are listed (a read of the
                     // whole feature is an eighth of the time per feature).
                     let before = reportChanges ? try package.feature(table, fid: fid) : nil
@@ -201,7 +221,7 @@ extension EditService {
                 progress(count, count)
             }.entry
             return result
-        }
+        } }
     }
 
     /// Deletes every feature of `table` that `selection` picks, with its linked annotation, as
@@ -210,17 +230,29 @@ extension EditService {
     /// - Throws: as `setFields(table:selection:…)`.
     public func deleteFeatures(table name: String, selection: Selection, reportChanges: Bool = false, command: String,
                                progress: (Int, Int) -> Void = { _, _ in }) throws -> BulkEditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         var result = BulkEditResult(kind: .delete, table: table.name)
         if reportChanges { result.changes = [] }
-        return try withSelection(selection, of: table) { count in
+        try checkFinite(selection)
+        guard let package = store as? GeoPackage else {
+            return try oneByOne(table, selection: selection, summary: { "delete \($0) features of \(table.name)" }, command: command,
+                                into: result, progress: progress) { fid, change in
+                let before = try store.feature(table, fid: fid)
+                try store.deleteFeature(table, fid: fid)
+                change = EditResult(kind: .delete, table: table.name, fid: fid, oldGeometry: before.geometry)
+                change.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, deleted: true)
+            } finish: {
+                try geometryChanged(table)
+            }
+        }
+        return try refusingInvalidSelection { try package.withSelection(selection, of: table) { count in
             result.features = count
             guard count > 0 else { return result }
-            result.journalEntry = try journal().record(command: command, summary: "delete \(count) features of \(table.name)") { recorder in
+            result.journalEntry = try package.editJournal().record(command: command, summary: "delete \(count) features of \(table.name)") { recorder in
                 try recorder.captureRows(table: table.name, rowsWhere: "\(quoteIdentifier(table.primaryKey)) IN (SELECT fid FROM temp.annolink_selection)")
-                _ = try declareAnnotation(of: table, recorder: recorder)
+                _ = try declareAnnotation(of: table, in: package, recorder: recorder)
                 var done = 0
-                try forEachSelected { fid in
+                try package.forEachSelected { fid in
                     let before = try package.feature(table, fid: fid)
                     try package.deleteFeature(table, fid: fid)
                     var change = EditResult(kind: .delete, table: table.name, fid: fid, oldGeometry: before.geometry)
@@ -234,7 +266,7 @@ extension EditService {
                 progress(count, count)
             }.entry
             return result
-        }
+        } }
     }
 
     /// Whether every class labelling `table` selects every feature (no where clause): a change
@@ -252,7 +284,7 @@ extension EditService {
     /// became empty or whose feature has no geometry, create a missing one — is left to
     /// `regenerate`, feature by feature, for just those features. The result is the same as the
     /// feature-by-feature path's (tested).
-    func setStreaming(_ table: FeatureTable, values: [String: SQLValue], count: Int, into result: inout BulkEditResult,
+    func setStreaming(_ table: FeatureTable, in package: GeoPackage, values: [String: SQLValue], count: Int, into result: inout BulkEditResult,
                       progress: (Int, Int) -> Void) throws {
         let fields = values.keys.sorted()
         try package.connection.run("""
@@ -318,34 +350,33 @@ extension EditService {
         progress(count, count)
     }
 
-    /// Fills `temp.annolink_selection` with the fids `selection` picks, runs `body` with their
-    /// count, and drops the table again.
-    func withSelection<T>(_ selection: Selection, of table: FeatureTable, _ body: (Int) throws -> T) throws -> T {
-        let connection = package.connection
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS annolink_selection (fid INTEGER PRIMARY KEY)")
-        try connection.execute("DELETE FROM temp.annolink_selection")
-        defer { try? connection.execute("DROP TABLE IF EXISTS temp.annolink_selection") }
-        try select(selection, of: table)
-        return try body(Int(try connection.scalarInt("SELECT count(*) FROM temp.annolink_selection") ?? 0))
-    }
-
-    /// Calls `body` with every fid in `temp.annolink_selection`, in order, reading them a batch
-    /// at a time so that no statement stays open over the writes.
-    func forEachSelected(_ body: (Int64) throws -> Void) throws {
-        var last = Int64.min
-        while true {
-            let batch = try package.connection.rows(
-                "SELECT fid FROM temp.annolink_selection WHERE fid > ? ORDER BY fid LIMIT 4096", [.integer(last)]).compactMap { $0[0].integerValue }
-            guard let end = batch.last else { return }
-            for fid in batch { try body(fid) }
-            last = end
-        }
+    /// A bulk edit on a store without a set-based path: the selected features one by one,
+    /// each through `edit` (which fills in the change it made), in one transaction and one
+    /// journal entry; `finish` runs last inside it.
+    func oneByOne(_ table: FeatureTable, selection: Selection, summary: (Int) -> String, command: String, into start: BulkEditResult,
+                  progress: (Int, Int) -> Void, _ edit: (Int64, inout EditResult) throws -> Void, finish: () throws -> Void) throws -> BulkEditResult {
+        var result = start
+        let fids = try refusingInvalidSelection { try store.featureIDs(table, selection: selection) }
+        result.features = fids.count
+        guard !fids.isEmpty else { return result }
+        result.journalEntry = try journal().recordEdit(command: command, summary: summary(fids.count)) {
+            for (done, fid) in fids.enumerated() {
+                var change = EditResult(kind: result.kind, table: table.name, fid: fid)
+                try edit(fid, &change)
+                result.annotation.add(change.annotation)
+                result.changes?.append(change)
+                if (done + 1) % 1024 == 0 { progress(done + 1, fids.count) }
+            }
+            try finish()
+            progress(fids.count, fids.count)
+        }.entry
+        return result
     }
 
     /// Declares to `recorder` the annotation rows of the selected features of `table` in every
     /// annotation table its classes write: whole rows, since regeneration may create rows
     /// (a class now selects a feature) and delete them. Returns the annotation tables' names.
-    func declareAnnotation(of table: FeatureTable, recorder: JournalRecorder) throws -> [String] {
+    func declareAnnotation(of table: FeatureTable, in package: GeoPackage, recorder: JournalRecorder) throws -> [String] {
         let classes = try annotation.classes(labelling: table.name)
         let byTable = Dictionary(grouping: classes) { $0.definition.annotationTable }
         for (name, tableClasses) in byTable.sorted(by: { $0.key < $1.key }) {

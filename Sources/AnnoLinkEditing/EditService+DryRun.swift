@@ -27,12 +27,12 @@ extension EditService {
     /// Runs `body` — one edit, or any edit the service makes — and rolls back everything it
     /// wrote, journal entry included: the one way every command makes a dry run, so that what
     /// it reports is what the same edit then does. The file's bytes are left as they were
-    /// (`Connection.withoutCommitting`). The result is marked as a dry run, without a journal
+    /// (`FeatureStore.withoutCommitting`). The result is marked as a dry run, without a journal
     /// entry.
     ///
     /// - Throws: whatever the edit throws, as the edit itself would.
     public func dryRun<Result: DryRunReport>(_ body: () throws -> Result) throws -> Result {
-        var result = try package.connection.withoutCommitting(body)
+        var result = try store.withoutCommitting(body)
         result.journalEntry = nil
         result.dryRun = true
         return result

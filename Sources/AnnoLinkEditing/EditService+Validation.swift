@@ -25,7 +25,7 @@ extension EditService {
     /// - Throws: `EditError.coordinateOutOfRange`.
     func checkFits(_ geometry: Geometry, in table: FeatureTable) throws {
         guard let envelope = geometry.envelope else { return }
-        let srs = try package.spatialReferenceSystem(table.srsID)
+        let srs = try store.spatialReferenceSystem(table.srsID)
         let definition = srs?.definition.uppercased() ?? ""
         let geographic = definition.hasPrefix("GEOGCS") || definition.hasPrefix("GEOGCRS") || table.srsID == 4326
         let limitX: Double, limitY: Double, unit: String

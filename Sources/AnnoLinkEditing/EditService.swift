@@ -5,17 +5,36 @@ import AnnoLinkStore
 
 /// The one way features are edited: each edit changes the feature, regenerates its linked
 /// annotation, keeps the spatial index and records a journal entry, all in one transaction
-/// (SPEC §5). On any error the file is as it was.
+/// (SPEC §5). On any error the store is as it was.
+///
+/// The service works on any `FeatureStore` (a GeoPackage file, a PostGIS database): every read
+/// and write goes through the store's protocol, and the bulk move is one store operation.
 public final class EditService {
-    public let package: GeoPackage
+    /// Where the features live.
+    public let store: any FeatureStore
     public let annotation: AnnotationEngine
     private var transformer: CoordinateTransformer?
-    private var journalStorage: Journal?
+    private var journalStorage: (any EditJournal)?
     var geometryEngineStorage: GeometryEngine?
 
-    public init(package: GeoPackage) {
-        self.package = package
-        annotation = AnnotationEngine(package: package)
+    public init(store: any FeatureStore) {
+        self.store = store
+        annotation = AnnotationEngine(store: store)
+    }
+
+    public convenience init(package: GeoPackage) {
+        self.init(store: package)
+    }
+
+    /// The store as a GeoPackage, for what only a GeoPackage does so far (`info`, `identify`,
+    /// serve's layers, the set-based bulk set and delete).
+    ///
+    /// - Throws: `StoreError.notSupported` naming `what` on any other store.
+    public func geoPackage(for what: String) throws -> GeoPackage {
+        guard let package = store as? GeoPackage else {
+            throw StoreError.notSupported("\(what) works on a GeoPackage only so far, not on \(store.location)")
+        }
+        return package
     }
 
     /// Which end of a line `moveVertex` moves.
@@ -29,17 +48,17 @@ public final class EditService {
 
     // MARK: Helpers
 
-    /// The file's edit journal, opened on first use.
-    public func journal() throws -> Journal {
+    /// The store's edit journal, opened on first use.
+    public func journal() throws -> any EditJournal {
         if let journalStorage { return journalStorage }
-        let made = try Journal(package: package)
+        let made = try store.journal()
         journalStorage = made
         return made
     }
 
     /// Runs `body` as one transaction recorded as one journal entry, and notes the entry.
     func perform(command: String, summary: String, _ body: () throws -> EditResult) throws -> EditResult {
-        let recorded = try journal().record(command: command, summary: summary) { _ in try body() }
+        let recorded = try journal().recordEdit(command: command, summary: summary, body)
         var result = recorded.value
         result.journalEntry = recorded.entry
         return result
@@ -47,7 +66,7 @@ public final class EditService {
 
     /// The PROJ name of `table`'s CRS (`EPSG:n`, or its WKT).
     func crsName(of table: FeatureTable) throws -> String {
-        guard let srs = try package.spatialReferenceSystem(table.srsID) else { throw StoreError.unknownSpatialReference(srsID: table.srsID) }
+        guard let srs = try store.spatialReferenceSystem(table.srsID) else { throw StoreError.unknownSpatialReference(srsID: table.srsID) }
         return srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
     }
 
@@ -101,16 +120,16 @@ public final class EditService {
     /// edit moved the feature by that vector) its annotation is carried rigidly.
     func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false,
                     translation: (dx: Double, dy: Double)? = nil) throws -> [AnnotationChange] {
-        let feature = deleted ? nil : try package.feature(table, fid: fid)
+        let feature = deleted ? nil : try store.feature(table, fid: fid)
         return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew,
                                          translation: translation)
     }
 
     /// Every geometry column write refreshes the table's extent in `gpkg_contents`.
     func geometryChanged(_ table: FeatureTable) throws {
-        try package.refreshContents(of: table)
+        try store.refreshExtent(of: table)
         for name in Set(try annotation.classes(labelling: table.name).map(\.definition.annotationTable)) {
-            try package.refreshContents(of: package.featureTable(name))
+            try store.refreshExtent(of: store.featureTable(name))
         }
     }
 
@@ -124,15 +143,15 @@ public final class EditService {
     ///   violated constraint.
     public func setFields(table name: String, fid: Int64, values: [(field: String, text: String)], allowEmpty: Bool = false,
                           command: String) throws -> EditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         let parsed = try parse(values, for: table)
         if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         return try perform(command: command, summary: "set \(parsed.keys.sorted().joined(separator: ", ")) of \(table.name) fid \(fid)") {
-            let before = try package.feature(table, fid: fid)
-            try package.updateFeature(table, fid: fid, attributes: parsed)
+            let before = try store.feature(table, fid: fid)
+            try store.updateFeature(table, fid: fid, geometry: nil, attributes: parsed)
             var result = EditResult(kind: .set, table: table.name, fid: fid)
             result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
-            if try package.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
+            if try store.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
                 try annotationEditedByHand(table, fid: fid, fields: Set(parsed.keys))
             } else {
                 result.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
@@ -145,7 +164,7 @@ public final class EditService {
     /// that regeneration keeps it (AnchorX/AnchorY: position, Angle: angle, TextString: text)
     /// and recomputes the footprint for the new text and placement.
     func annotationEditedByHand(_ table: FeatureTable, fid: Int64, fields: Set<String>) throws {
-        var row = try package.annotationRow(table, fid: fid)
+        var row = try store.annotationRow(table, fid: fid, footprintProblem: nil)
         let lower = Set(fields.map { $0.lowercased() })
         if !lower.isDisjoint(with: ["anchorx", "anchory", "xoffset", "yoffset"]) { row.override.insert(.position) }
         if lower.contains("angle") { row.override.insert(.angle) }
@@ -157,8 +176,8 @@ public final class EditService {
         if let compiled, let anchor = row.anchor {
             row.footprint = try annotation.footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)
         }
-        try package.updateAnnotation(row, in: table)
-        try package.refreshContents(of: table)
+        try store.updateAnnotation(row, in: table)
+        try store.refreshExtent(of: table)
     }
 
     /// Moves a point feature to `point`, given in `crs` (nil: the table's CRS), and carries
@@ -170,14 +189,14 @@ public final class EditService {
     /// - Throws: `EditError.notAPointTable`, `StoreError.unknownFeature`, PROJ errors for an
     ///   unknown CRS or a point outside its domain.
     public func movePoint(table name: String, fid: Int64, to point: Point, crs: String?, command: String) throws -> EditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         guard table.geometryKind == .point else { throw EditError.notAPointTable(table: table.name, geometryType: table.geometryTypeName) }
         let target = try location(point, crs: crs, for: table)
         return try perform(command: command, summary: "move \(table.name) fid \(fid)") {
-            let before = try package.feature(table, fid: fid)
+            let before = try store.feature(table, fid: fid)
             let moved = Geometry.point(target)
             try validate(moved, for: table)
-            try package.updateFeature(table, fid: fid, geometry: moved)
+            try store.updateFeature(table, fid: fid, geometry: moved, attributes: [:])
             var result = EditResult(kind: .move, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
             var translation: (dx: Double, dy: Double)?
             if case .point(let old)? = before.geometry, old.isFinite, (target.x - old.x).isFinite, (target.y - old.y).isFinite {
@@ -195,13 +214,13 @@ public final class EditService {
     /// - Throws: `EditError.notSingleSegment` naming the line's parts and points,
     ///   `EditError.notALineTable`.
     public func moveVertex(table name: String, fid: Int64, to point: Point, crs: String?, vertex: VertexChoice, command: String) throws -> EditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         guard table.geometryKind == .lineString || table.geometryKind == .multiLineString || table.geometryKind == nil else {
             throw EditError.notALineTable(table: table.name, geometryType: table.geometryTypeName)
         }
         let target = try location(point, crs: crs, for: table)
         return try perform(command: command, summary: "move \(vertex.rawValue) vertex of \(table.name) fid \(fid)") {
-            let before = try package.feature(table, fid: fid)
+            let before = try store.feature(table, fid: fid)
             var line: LineString
             var rewrap: (LineString) -> Geometry = { .lineString($0) }
             switch before.geometry {
@@ -227,7 +246,7 @@ public final class EditService {
             line.points[index] = target
             let moved = rewrap(line)
             try validate(moved, for: table)
-            try package.updateFeature(table, fid: fid, geometry: moved)
+            try store.updateFeature(table, fid: fid, geometry: moved, attributes: [:])
             var result = EditResult(kind: .moveVertex, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
             try geometryChanged(table)
@@ -243,11 +262,11 @@ public final class EditService {
     ///   `GeometryValidationError` with GEOS's reason for an empty, non-finite or invalid
     ///   geometry.
     public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, command: String) throws -> EditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         try validate(geometry, for: table)
         return try perform(command: command, summary: "reshape \(table.name) fid \(fid)") {
-            let before = try package.feature(table, fid: fid)
-            try package.updateFeature(table, fid: fid, geometry: geometry)
+            let before = try store.feature(table, fid: fid)
+            try store.updateFeature(table, fid: fid, geometry: geometry, attributes: [:])
             var result = EditResult(kind: .reshape, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: geometry)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
             try geometryChanged(table)
@@ -259,7 +278,7 @@ public final class EditService {
     /// and creates its annotation where the classes say AutoCreate.
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)],
                            allowEmpty: Bool = false, command: String) throws -> EditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         let parsed = try parse(values, for: table)
         if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         var shape = geometry
@@ -271,7 +290,7 @@ public final class EditService {
         let finalShape = shape
         return try perform(command: command, summary: "add a feature to \(table.name)") {
             try validate(finalShape, for: table)
-            let fid = try package.insertFeature(table, geometry: finalShape, attributes: parsed)
+            let fid = try store.insertFeature(table, fid: nil, geometry: finalShape, attributes: parsed)
             var result = EditResult(kind: .add, table: table.name, fid: fid, newGeometry: finalShape)
             result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: .null, new: parsed[$0]!) }
             result.annotation = try regenerate(table, fid: fid, previousGeometry: nil, isNew: true)
@@ -282,10 +301,10 @@ public final class EditService {
 
     /// Deletes a feature and, by cascade, its annotation.
     public func deleteFeature(table name: String, fid: Int64, command: String) throws -> EditResult {
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         return try perform(command: command, summary: "delete \(table.name) fid \(fid)") {
-            let before = try package.feature(table, fid: fid)
-            try package.deleteFeature(table, fid: fid)
+            let before = try store.feature(table, fid: fid)
+            try store.deleteFeature(table, fid: fid)
             var result = EditResult(kind: .delete, table: table.name, fid: fid, oldGeometry: before.geometry)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, deleted: true)
             try geometryChanged(table)

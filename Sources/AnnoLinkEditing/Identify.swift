@@ -43,7 +43,7 @@ public struct Identify: EditRequest {
     public func run(in service: EditService) throws -> IdentifyResult {
         guard location.isFinite else { throw EditError.nonFiniteCoordinate("\(location.x), \(location.y)") }
         if let tolerance, !(tolerance.isFinite && tolerance >= 0) { throw EditError.invalidTolerance(tolerance) }
-        let package = service.package
+        let package = try service.geoPackage(for: "identify")
         let annotationTables = Set(try package.annotationTableNames().map { $0.lowercased() })
         let names = try table.map { [try package.featureTable($0).name] } ?? package.featureTableNames()
         let engine = try service.geometryEngine()
@@ -216,7 +216,7 @@ extension EditService {
     ///
     /// - Throws: `EditError.noReferenceScale` when the file has no annotation class.
     public func defaultTolerance(for table: FeatureTable) throws -> Double {
-        let classes = try package.annotationClasses().filter { $0.referenceScale.isFinite && $0.referenceScale > 0 }
+        let classes = try store.annotationClasses().filter { $0.referenceScale.isFinite && $0.referenceScale > 0 }
         let name = table.name.lowercased()
         let own = classes.filter { $0.originTable.lowercased() == name || $0.annotationTable.lowercased() == name }
         guard let scale = (own.isEmpty ? classes : own).map(\.referenceScale).max() else { throw EditError.noReferenceScale(table: table.name) }
@@ -226,7 +226,7 @@ extension EditService {
     /// The size in metres of `table`'s CRS unit: from the file's WKT, else from PROJ; a degree's
     /// length on the equator for a geographic CRS.
     func metresPerUnit(of table: FeatureTable) throws -> Double {
-        if let unit = try package.spatialReferenceSystem(table.srsID)?.metresPerUnitFromDefinition { return unit }
+        if let unit = try store.spatialReferenceSystem(table.srsID)?.metresPerUnitFromDefinition { return unit }
         let crs = try CoordinateTransformer().referenceSystem(crsName(of: table))
         return crs.isGeographic ? 2 * Double.pi * 6_378_137 / 360 : crs.metresPerUnit ?? 1
     }
@@ -236,10 +236,10 @@ extension EditService {
     func linkedAnnotation(of table: FeatureTable, fid: Int64) throws -> [FeatureReport.Annotation] {
         var annotation: [FeatureReport.Annotation] = []
         var seen: Set<String> = []
-        for c in try package.annotationClasses() where c.originTable.lowercased() == table.name.lowercased() {
-            let annotationTable = try package.featureTable(c.annotationTable)
+        for c in try store.annotationClasses() where c.originTable.lowercased() == table.name.lowercased() {
+            let annotationTable = try store.featureTable(c.annotationTable)
             guard seen.insert(annotationTable.name).inserted else { continue }
-            for row in try package.annotationRows(annotationTable, featureID: fid) {
+            for row in try store.annotationRows(annotationTable, featureID: fid) {
                 annotation.append(FeatureReport.Annotation(annotationTable: annotationTable.name, row: row))
             }
         }

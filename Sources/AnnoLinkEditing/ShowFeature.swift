@@ -14,7 +14,7 @@ public struct ShowFeature: EditRequest {
     }
 
     public func run(in service: EditService) throws -> FeatureReport {
-        let package = service.package
+        let package = service.store
         let table = try package.featureTable(self.table)
         let feature = try package.feature(table, fid: fid)
         let annotation = try service.linkedAnnotation(of: table, fid: fid)

@@ -31,11 +31,11 @@ extension AnnotationEngine {
     /// its spatial index exists. `progress` gets the number of features done.
     public func generate(_ compiled: CompiledClass, progress: (Int) -> Void = { _ in }) throws -> RegenerationSummary {
         let d = compiled.definition
-        let origin = try package.featureTable(d.originTable)
-        let annotationTable = try package.featureTable(d.annotationTable)
+        let origin = try store.featureTable(d.originTable)
+        let annotationTable = try store.featureTable(d.annotationTable)
         var summary = RegenerationSummary()
         var rows: [AnnotationRow] = []
-        try package.forEachFeature(origin, where: compiled.condition?.sql, fields: compiled.expression.referencedFields) { feature in
+        try store.forEachFeature(origin, matching: compiled.condition, fields: compiled.expression.referencedFields) { feature in
             summary.features += 1
             // A feature without geometry has nowhere to put its label: it gets none.
             guard let geometry = feature.geometry, !geometry.isEmpty else {
@@ -46,13 +46,13 @@ extension AnnotationEngine {
             if !row.text.isEmpty { rows.append(row) }
             // Insert in batches so memory stays flat on large tables.
             if rows.count == 4096 {
-                for row in rows { try package.insertAnnotation(row, into: annotationTable) }
+                for row in rows { _ = try store.insertAnnotation(row, into: annotationTable) }
                 summary.created += rows.count
                 rows.removeAll(keepingCapacity: true)
             }
             if summary.features % 4096 == 0 { progress(summary.features) }
         }
-        for row in rows { try package.insertAnnotation(row, into: annotationTable) }
+        for row in rows { _ = try store.insertAnnotation(row, into: annotationTable) }
         summary.created += rows.count
         progress(summary.features)
         return summary
@@ -66,16 +66,15 @@ extension AnnotationEngine {
                               changed: ((AnnotationChange) -> Void)? = nil) throws -> RegenerationSummary {
         var summary = RegenerationSummary()
         var origins: [String] = []
-        for c in try package.annotationClasses() where annotationTable == nil || c.annotationTable.lowercased() == annotationTable!.lowercased() {
+        for c in try store.annotationClasses() where annotationTable == nil || c.annotationTable.lowercased() == annotationTable!.lowercased() {
             if !origins.contains(where: { $0.lowercased() == c.originTable.lowercased() }) { origins.append(c.originTable) }
         }
         for origin in origins {
-            let table = try package.featureTable(origin)
+            let table = try store.featureTable(origin)
             var fids: [Int64] = []
-            let statement = try package.connection.prepare("SELECT \(quoteIdentifier(table.primaryKey)) FROM \(quoteIdentifier(table.name)) ORDER BY 1")
-            while try statement.step() { fids.append(statement.int64(0)) }
+            try store.forEachFeature(table, matching: nil, fields: []) { fids.append($0.fid) }
             for fid in fids {
-                let feature = try package.feature(table, fid: fid)
+                let feature = try store.feature(table, fid: fid)
                 let changes = try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false)
                 summary.add(changes)
                 if let changed { changes.forEach(changed) }
@@ -83,7 +82,7 @@ extension AnnotationEngine {
                 if summary.features % 1024 == 0 { progress(summary.features) }
             }
         }
-        for name in Set(try package.annotationClasses().map(\.annotationTable)) { try package.refreshContents(of: package.featureTable(name)) }
+        for name in Set(try store.annotationClasses().map(\.annotationTable)) { try store.refreshExtent(of: store.featureTable(name)) }
         progress(summary.features)
         return summary
     }

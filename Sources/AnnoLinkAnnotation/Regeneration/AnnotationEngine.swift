@@ -9,7 +9,8 @@ import AnnoLinkStore
 /// Classes are compiled on first use and cached; a font that is missing is replaced by the
 /// documented fallback, and `warnings` says so.
 public final class AnnotationEngine {
-    public let package: GeoPackage
+    /// Where the classes, features and annotation rows live.
+    public let store: any FeatureStore
     private var fonts: FontLibrary?
     private var metricsByFamily: [String: TextMetrics] = [:]
     private var compiledByOrigin: [String: [CompiledClass]] = [:]
@@ -17,15 +18,19 @@ public final class AnnotationEngine {
     /// Messages for the user (a missing font and its fallback), each once.
     public private(set) var warnings: [String] = []
 
-    public init(package: GeoPackage) {
-        self.package = package
+    public init(store: any FeatureStore) {
+        self.store = store
+    }
+
+    public convenience init(package: GeoPackage) {
+        self.init(store: package)
     }
 
     /// The size in metres of the CRS unit of `srsID`, from the file's WKT, else from PROJ.
     func metresPerUnit(_ srsID: Int64) throws -> Double? {
         if let known = metresPerUnitBySRS[srsID] { return known }
-        var value = try package.spatialReferenceSystem(srsID)?.metresPerUnitFromDefinition
-        if value == nil, let srs = try package.spatialReferenceSystem(srsID), srs.organization.uppercased() == "EPSG" {
+        var value = try store.spatialReferenceSystem(srsID)?.metresPerUnitFromDefinition
+        if value == nil, let srs = try store.spatialReferenceSystem(srsID), srs.organization.uppercased() == "EPSG" {
             let crs = try? CoordinateTransformer().referenceSystem("EPSG:\(srs.organizationCoordsysID)")
             if crs?.isGeographic == false { value = crs?.metresPerUnit }
         }
@@ -50,7 +55,7 @@ public final class AnnotationEngine {
         let key = originTable.lowercased()
         if let known = compiledByOrigin[key] { return known }
         var result: [CompiledClass] = []
-        for definition in try package.annotationClasses() where definition.originTable.lowercased() == key {
+        for definition in try store.annotationClasses() where definition.originTable.lowercased() == key {
             result.append(try compile(definition))
         }
         compiledByOrigin[key] = result
@@ -60,7 +65,7 @@ public final class AnnotationEngine {
     /// Every registered class, compiled.
     public func allClasses() throws -> [CompiledClass] {
         var result: [CompiledClass] = []
-        for origin in Set(try package.annotationClasses().map { $0.originTable.lowercased() }).sorted() {
+        for origin in Set(try store.annotationClasses().map { $0.originTable.lowercased() }).sorted() {
             result += try classes(labelling: origin)
         }
         return result
@@ -73,14 +78,14 @@ public final class AnnotationEngine {
         } catch {
             throw AnnotationError.expression(annotationTable: definition.annotationTable, classID: definition.classID, message: "\(error)")
         }
-        let annotationTable = try package.featureTable(definition.annotationTable)
-        let originTable = try package.featureTable(definition.originTable)
+        let annotationTable = try store.featureTable(definition.annotationTable)
+        let originTable = try store.featureTable(definition.originTable)
         // A where clause stored in a file is input from anyone: checked here, once, and only the
         // checked condition is ever pasted into SQL.
         var condition: SQLCondition?
         if let clause = definition.selectingClause {
             do {
-                condition = try package.connection.condition(clause, on: originTable.name)
+                condition = try store.checkedCondition(clause, on: originTable.name)
             } catch let refusal as SQLCondition.Refusal {
                 throw AnnotationError.whereClause(annotationTable: definition.annotationTable, classID: definition.classID, message: refusal.description)
             }
@@ -150,13 +155,18 @@ public final class AnnotationEngine {
     /// Whether the class's where clause selects feature `fid` of its origin table.
     public func selects(_ compiled: CompiledClass, fid: Int64) throws -> Bool {
         guard let condition = compiled.condition else { return true }
-        let origin = try package.featureTable(compiled.definition.originTable)
-        let sql = "SELECT count(*) FROM \(quoteIdentifier(origin.name)) WHERE \(quoteIdentifier(origin.primaryKey)) = ? AND \(condition.sql)"
+        let origin = try store.featureTable(compiled.definition.originTable)
         do {
-            return try package.connection.scalarInt(sql, [.integer(fid)]) == 1
+            return try store.feature(origin, fid: fid, meets: condition)
         } catch let error as SQLiteError {
             throw AnnotationError.whereClause(
                 annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: error.message)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // Another store's database error evaluating the clause.
+            throw AnnotationError.whereClause(
+                annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: "\(error)")
         }
     }
 
@@ -216,8 +226,8 @@ public final class AnnotationEngine {
         let compiled = try classes(labelling: originTable)
         let byTable = Dictionary(grouping: compiled) { $0.definition.annotationTable.lowercased() }
         for (_, classes) in byTable.sorted(by: { $0.key < $1.key }) {
-            let table = try package.featureTable(classes[0].definition.annotationTable)
-            var existing = try package.annotationRows(table, featureID: fid)
+            let table = try store.featureTable(classes[0].definition.annotationTable)
+            var existing = try store.annotationRows(table, featureID: fid)
             // A feature without geometry has nowhere to put a label, like a deleted one.
             let placeable = feature.flatMap { f in f.geometry.map { !$0.isEmpty } } ?? false
             let selected = placeable ? try classes.filter { try selects($0, fid: fid) } : []
@@ -231,23 +241,23 @@ public final class AnnotationEngine {
                     let old = existing.remove(at: index)
                     let updated = try regenerated(old, for: feature!, previousGeometry: previousGeometry, translation: translation, compiledClass)
                     if updated.text.isEmpty {
-                        try package.deleteAnnotation(fid: old.fid!, from: table)
+                        try store.deleteAnnotation(fid: old.fid!, from: table)
                         changes.append(change(.deleted, table, old, nil))
                     } else if updated != old {
-                        try package.updateAnnotation(updated, in: table)
+                        try store.updateAnnotation(updated, in: table)
                         changes.append(change(old.classID == id ? .updated : .reclassified, table, old, updated))
                     }
                 } else if !isNew || compiledClass.definition.autoCreate {
                     var row = try freshRow(for: feature!, compiledClass)
                     guard !row.text.isEmpty else { continue }
-                    row.fid = try package.insertAnnotation(row, into: table)
+                    row.fid = try store.insertAnnotation(row, into: table)
                     changes.append(change(.created, table, nil, row))
                 }
             }
             // What is left belongs to classes that no longer select the feature, or to a
             // deleted feature.
             for old in existing where !placeable || classes.contains(where: { $0.definition.classID == old.classID }) {
-                try package.deleteAnnotation(fid: old.fid!, from: table)
+                try store.deleteAnnotation(fid: old.fid!, from: table)
                 changes.append(change(.deleted, table, old, nil))
             }
         }

@@ -166,7 +166,7 @@ struct FeatureServerEdits {
         let rollback = try rollbackOnFailure
         do {
             return try dataset.write(user: request.caller.userName) { service in
-                let layers = try FeatureServerLayer.all(in: service.package)
+                let layers = try FeatureServerLayer.all(in: service.geoPackage(for: "the FeatureServer's layers"))
                 for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
                 var outcomes = [Outcome](repeating: .pending, count: edits.count)
                 guard !edits.isEmpty else { return outcomes }
@@ -247,7 +247,7 @@ struct FeatureServerEdits {
             guard let feature = edit.feature, let fid = Self.objectID(of: edit, layer: layer) else {
                 throw FeatureEditRefusal.missingObjectID(table.primaryKey)
             }
-            let current = try service.package.feature(table, fid: fid)
+            let current = try service.store.feature(table, fid: fid)
             let values = try assignments(feature, layer: layer, current: current)
             var geometryEdit: ((EditService) throws -> Void)?
             if let geometryJSON = feature["geometry"], geometryJSON != .null {

@@ -171,9 +171,9 @@ struct OGCEditor {
         let values = try input.properties.keys.sorted().map { key in
             FieldAssignment(field: key, text: try OGCFeatureInput.text(input.properties[key]!, field: key))
         }
-        return try service.journal().record(command: command, summary: "add a feature to \(table.name)") { _ in
+        return try service.journal().recordEdit(command: command, summary: "add a feature to \(table.name)") {
             let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, command: command))
-            guard let etag = try OGCEntityTag.of(table, fid: result.fid, in: service.package) else { throw StoreError.unknownFeature(table: table.name, fid: result.fid) }
+            guard let etag = try OGCEntityTag.of(table, fid: result.fid, in: service.geoPackage(for: "the OGC API's entity tags")) else { throw StoreError.unknownFeature(table: table.name, fid: result.fid) }
             return (result.fid, etag)
         }.value
     }
@@ -183,9 +183,9 @@ struct OGCEditor {
     /// and the answer is 412.
     func update(fid: Int64, _ input: OGCFeatureInput, replacing: Bool, inputCRS: OGCCRS, ifMatch: String?, service: EditService) throws -> String {
         let newGeometry: Geometry?? = try input.geometry.map { given in try given.map { try tools.transform($0, from: inputCRS, to: collection.storage.stored) } }
-        return try service.journal().record(command: command, summary: "\(replacing ? "replace" : "update") \(table.name) fid \(fid)") { _ in
-            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.package)
-            let current = try service.package.feature(table, fid: fid)
+        return try service.journal().recordEdit(command: command, summary: "\(replacing ? "replace" : "update") \(table.name) fid \(fid)") {
+            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.geoPackage(for: "the OGC API's entity tags"))
+            let current = try service.store.feature(table, fid: fid)
             var values: [FieldAssignment] = []
             for (key, value) in input.properties.sorted(by: { $0.key < $1.key }) {
                 guard let column = table.column(key) else {
@@ -212,15 +212,15 @@ struct OGCEditor {
                 if let edit = try geometryEdit(fid: fid, current: current.geometry, new: shape) { try edit(service) }
             }
             if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, command: command)) }
-            guard let etag = try OGCEntityTag.of(table, fid: fid, in: service.package) else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
+            guard let etag = try OGCEntityTag.of(table, fid: fid, in: service.geoPackage(for: "the OGC API's entity tags")) else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
             return etag
         }.value
     }
 
     /// Deletes feature `fid` (and its annotation), after the `If-Match` check.
     func delete(fid: Int64, ifMatch: String?, service: EditService) throws {
-        try service.journal().record(command: command, summary: "delete \(table.name) fid \(fid)") { _ in
-            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.package)
+        try service.journal().recordEdit(command: command, summary: "delete \(table.name) fid \(fid)") {
+            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.geoPackage(for: "the OGC API's entity tags"))
             _ = try service.run(DeleteFeature(table: table.name, fid: fid, command: command))
         }
     }

@@ -13,6 +13,9 @@ public final class GeoPackage {
     public var path: String { connection.path }
     private var tableCache: [String: FeatureTable] = [:]
     private var statementsByKey: [StatementKey: Statement] = [:]
+    /// The journal `editJournal()` made, while someone holds it (weak: the journal holds the
+    /// package).
+    weak var journalCache: Journal?
 
     /// A statement annolink builds for a table, by kind and table name.
     struct StatementKey: Hashable {

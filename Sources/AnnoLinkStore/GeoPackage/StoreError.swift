@@ -28,6 +28,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case invalidWhereClause(String, reason: String)
     /// Something about the data that is not covered above.
     case invalidData(String)
+    /// What was asked is not built for this kind of store (the text says what and where).
+    case notSupported(String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -47,6 +49,7 @@ extension StoreError: CustomStringConvertible {
         case .unknownSpatialReference(let id): "spatial reference system \(id) is not registered in gpkg_spatial_ref_sys"
         case .invalidWhereClause(let clause, let reason): "invalid where clause '\(clause)': \(reason)"
         case .invalidData(let text): text
+        case .notSupported(let text): text
         }
     }
 }

@@ -178,3 +178,81 @@ private final class ReadPolicy {
 
 @available(*, unavailable)
 extension ReadPolicy: Sendable {}
+
+extension SQLCondition {
+    /// `text` checked as a read-only condition on `table` by the same rules, for a database
+    /// other than SQLite that evaluates it (PostgreSQL): SQLite compiles it against an
+    /// in-memory twin of the table (its column names only) under the same authorizer, so that
+    /// it may only read the table's columns and call `allowedFunctions`. The text returned has
+    /// every name of a column written as the table spells it, double-quoted (`[name]`, `` `name` ``
+    /// and bare names alike): SQLite matches names without regard to case, PostgreSQL folds an
+    /// unquoted name to lower case. A function the other database lacks fails there, when run.
+    ///
+    /// - Throws: `SQLCondition.Refusal`, as `Connection.condition(_:on:)`.
+    public static func checked(_ text: String, on table: FeatureTable) throws -> SQLCondition {
+        let twin = try Connection(path: ":memory:", mode: .create, journalMode: nil)
+        try twin.execute("CREATE TABLE \(quoteIdentifier(table.name)) (\(table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")))")
+        _ = try twin.condition(text, on: table.name)
+        return SQLCondition(text: quotingColumnNames(text, of: table), table: table.name)
+    }
+
+    /// `text` with each name of a column of `table` (bare, `"…"`, `[…]` or `` `…` ``) written as
+    /// `quoteIdentifier` of the column's own spelling; strings, comments and other names as
+    /// they are. `text` has passed `checkShape`.
+    static func quotingColumnNames(_ text: String, of table: FeatureTable) -> String {
+        let chars = Array(text)
+        var out = ""
+        var i = 0
+        func isNameStart(_ c: Character) -> Bool { c == "_" || (c.isASCII && c.isLetter) }
+        func isNamePart(_ c: Character) -> Bool { isNameStart(c) || (c.isASCII && c.isNumber) || c == "$" }
+        func name(_ raw: String, original: String) -> String {
+            table.column(raw).map { quoteIdentifier($0.name) } ?? original
+        }
+        while i < chars.count {
+            let c = chars[i]
+            switch c {
+            case "'":
+                var j = i + 1
+                while j < chars.count { if chars[j] == "'" { if j + 1 < chars.count, chars[j + 1] == "'" { j += 2; continue }; break }; j += 1 }
+                out += String(chars[i...min(j, chars.count - 1)])
+                i = j + 1
+            case "\"", "`", "[":
+                let close: Character = c == "[" ? "]" : c
+                var j = i + 1
+                var raw = ""
+                while j < chars.count {
+                    if chars[j] == close {
+                        if close != "]", j + 1 < chars.count, chars[j + 1] == close { raw.append(close); j += 2; continue }
+                        break
+                    }
+                    raw.append(chars[j])
+                    j += 1
+                }
+                out += name(raw, original: String(chars[i...min(j, chars.count - 1)]))
+                i = j + 1
+            case "-" where i + 1 < chars.count && chars[i + 1] == "-":
+                var j = i
+                while j < chars.count, chars[j] != "\n" { j += 1 }
+                out += String(chars[i..<j])
+                i = j
+            case "/" where i + 1 < chars.count && chars[i + 1] == "*":
+                var j = i + 2
+                while j + 1 < chars.count, !(chars[j] == "*" && chars[j + 1] == "/") { j += 1 }
+                out += String(chars[i...min(j + 1, chars.count - 1)])
+                i = j + 2
+            default:
+                if isNameStart(c), i == 0 || !isNamePart(chars[i - 1]) {
+                    var j = i
+                    while j < chars.count, isNamePart(chars[j]) { j += 1 }
+                    let word = String(chars[i..<j])
+                    out += name(word, original: word)
+                    i = j
+                } else {
+                    out.append(c)
+                    i += 1
+                }
+            }
+        }
+        return out
+    }
+}

@@ -109,4 +109,27 @@ struct SQLConditionTests {
         // An untrusted schema: a view may not call a function that is not innocuous.
         #expect(throws: SQLiteError.self) { try reader.scalarText("SELECT p FROM v") }
     }
+
+    /// The table of `database()` as a feature table: what `SQLCondition.checked` reads.
+    static let twin = FeatureTable(
+        name: "t", geometryColumn: "geom", primaryKey: "fid", geometryTypeName: "POINT", srsID: 0, hasZ: false, hasM: false,
+        columns: [Column(name: "fid", type: "INTEGER", isPrimaryKey: true), Column(name: "geom", type: "POINT"),
+                  Column(name: "SubType", type: "INTEGER"), Column(name: "Name", type: "TEXT")], hasSpatialIndex: false)
+
+    @Test("a condition for another database: checked by the same rules, column names quoted as the table spells them", arguments: [
+        ("subtype = 1 AND name <> 'subtype'", "\"SubType\" = 1 AND \"Name\" <> 'subtype'"),
+        ("[SUBTYPE] IN (1, 2) -- subtype", "\"SubType\" IN (1, 2) -- subtype"),
+        ("upper(`name`) LIKE 'A%' OR \"Name\" IS NULL", "upper(\"Name\") LIKE 'A%' OR \"Name\" IS NULL"),
+        ("fid > 2 /* name */", "\"fid\" > 2 /* name */"),
+    ])
+    func checkedForAnotherDatabase(clause: String, expected: String) throws {
+        #expect(try SQLCondition.checked(clause, on: Self.twin).text == expected)
+    }
+
+    @Test("a condition for another database is refused as on SQLite", arguments: [
+        "load_extension('x') = 1", "fid IN (SELECT 1 FROM other)", "nosuchcolumn = 1", "1; DROP TABLE t",
+    ])
+    func checkedForAnotherDatabaseRefused(clause: String) throws {
+        #expect(throws: SQLCondition.Refusal.self) { try SQLCondition.checked(clause, on: Self.twin) }
+    }
 }

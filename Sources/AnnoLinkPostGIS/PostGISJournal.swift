@@ -1,0 +1,183 @@
+import AnnoLinkStore
+
+/// The edit journal of a data set in PostGIS: `annolink.journal` (one row per entry, as the
+/// GeoPackage's `annolink_journal`) and `annolink.journal_rows` (the row images of each
+/// entry: every row it wrote, as it was before and as the entry left it).
+///
+/// - An edit runs in `recordEdit`: one PostgreSQL transaction holds the edit's writes, the
+///   entry and its images; the rows it read were locked (`FOR UPDATE`), so the images are the
+///   rows as they were when it started, whatever other editors do.
+/// - `undo()` takes the newest done entry, locks its rows and compares each with the entry's
+///   after-image: a row that differs was changed by a later edit (of any user, on any server),
+///   and the undo refuses with `JournalError.conflict`, changing nothing — the GeoPackage
+///   journal's rule. Otherwise it writes the before-images back. `redo()` does the reverse
+///   with the oldest undone entry.
+/// - A new entry discards the undone entries. Each committed entry, undo and redo sends
+///   `NOTIFY annolink_journal` with the entry's id, for servers that push edits to their maps.
+public final class PostGISJournal: EditJournal {
+    let store: PostGISStore
+    var connection: PostgreSQLConnection { store.connection }
+    public var user: String?
+    /// Whether the journal's own tables were seen (checked once per journal).
+    private var tablesKnown = false
+
+    init(store: PostGISStore) {
+        self.store = store
+    }
+
+    /// The images table, created by the first recorded edit (the layout's DDL does not have it).
+    static let imagesDDL = """
+        CREATE TABLE IF NOT EXISTS annolink.journal_rows (
+          entry_id bigint NOT NULL REFERENCES annolink.journal (id) ON DELETE CASCADE,
+          seq integer NOT NULL,
+          table_name text NOT NULL,
+          fid bigint NOT NULL,
+          before text,
+          after text,
+          PRIMARY KEY (entry_id, seq));
+        CREATE INDEX IF NOT EXISTS journal_rows_row ON annolink.journal_rows (table_name, fid);
+        """
+
+    /// The advisory lock key that serializes making the journal tables.
+    static let ddlLock: Int64 = 0x616E_6E6F_6C6B
+
+    static let now = "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
+    public func recordEdit<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?) {
+        if store.recording != nil { return (try body(), nil) }
+        return try connection.inTransaction {
+            let recording = EditRecording()
+            store.recording = recording
+            defer { store.recording = nil }
+            let value = try body()
+            let changed = recording.changed
+            guard !changed.isEmpty else { return (value, nil) }
+            let entry = try beginEntry(command: command, summary: summary, kind: .ordinary, rowCount: changed.count,
+                                       tables: changed.map(\.key.table))
+            for (seq, row) in changed.enumerated() {
+                try connection.query("""
+                    INSERT INTO annolink.journal_rows (entry_id, seq, table_name, fid, before, after) VALUES ($1, $2, $3, $4, $5, $6)
+                    """, [.int8(entry), .int4(Int32(seq)), .text(row.key.table), .int8(row.key.fid), PostgreSQLValue(row.image.before),
+                          PostgreSQLValue(row.image.after)])
+            }
+            return (value, entry)
+        }
+    }
+
+    /// Discards the undone entries and writes a new entry's row (inside the edit's transaction);
+    /// returns its id.
+    func beginEntry(command: String, summary: String, kind: JournalEntry.Kind, rowCount: Int, tables: [String]) throws -> Int64 {
+        if !tablesKnown {
+            // Made by the first edit of a data set (the layout's DDL does not have them); two
+            // first edits at once take turns (an advisory lock for this transaction), since
+            // CREATE TABLE IF NOT EXISTS is not safe against itself.
+            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
+            if try connection.query("SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL")
+                .scalar?.boolValue == true {
+                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL)
+            }
+            tablesKnown = true
+        }
+        try connection.execute("DELETE FROM annolink.journal WHERE state = 'undone'")
+        var distinct: [String] = []
+        for t in tables where !distinct.contains(t) { distinct.append(t) }
+        guard let id = try connection.query("""
+            INSERT INTO annolink.journal (time, command, summary, state, kind, row_count, tables, "user")
+            VALUES (\(Self.now), $1, $2, 'done', $3, $4, $5, $6) RETURNING id
+            """, [.text(command), .text(summary), .text(kind.rawValue), .int8(Int64(rowCount)), .text(distinct.joined(separator: "\n")),
+                  PostgreSQLValue(user)]).scalar?.integerValue
+        else { throw StoreError.invalidData("annolink.journal returned no id") }
+        try connection.execute("NOTIFY annolink_journal, '\(id)'")
+        return id
+    }
+
+    public func entries(limit: Int?) throws -> [JournalEntry] {
+        try connection.query("""
+            SELECT id, time, command, summary, state, kind, row_count, tables, "user" FROM annolink.journal ORDER BY id DESC
+            \(limit.map { "LIMIT \($0)" } ?? "")
+            """).rows.map(Self.entry)
+    }
+
+    static func entry(_ r: [PostgreSQLValue]) -> JournalEntry {
+        JournalEntry(
+            id: r[0].integerValue ?? 0, time: r[1].textValue ?? "", command: r[2].textValue ?? "", summary: r[3].textValue ?? "",
+            state: JournalEntry.State(rawValue: r[4].textValue ?? "") ?? .done, kind: JournalEntry.Kind(rawValue: r[5].textValue ?? "") ?? .ordinary,
+            rowCount: Int(r[6].integerValue ?? 0), tables: (r[7].textValue ?? "").split(separator: "\n").map(String.init), user: r[8].textValue)
+    }
+
+    public func undo() throws -> JournalEntry {
+        try move(.undo)
+    }
+
+    public func redo() throws -> JournalEntry {
+        try move(.redo)
+    }
+
+    /// Undoes the newest done entry or redoes the oldest undone one, in one transaction.
+    private func move(_ action: JournalError.Action) throws -> JournalEntry {
+        try connection.inTransaction {
+            let (state, order) = action == .undo ? ("done", "DESC") : ("undone", "ASC")
+            guard let row = try connection.query("""
+                SELECT id, time, command, summary, state, kind, row_count, tables, "user" FROM annolink.journal
+                WHERE state = $1 ORDER BY id \(order) LIMIT 1 FOR UPDATE
+                """, [.text(state)]).rows.first
+            else { throw action == .undo ? JournalError.nothingToUndo : JournalError.nothingToRedo }
+            var entry = Self.entry(row)
+            if entry.kind == .bulk {
+                try store.moveBack(entry: entry.id, action: action)
+            } else {
+                let images = try connection.query("""
+                    SELECT table_name, fid, before, after FROM annolink.journal_rows WHERE entry_id = $1 ORDER BY seq
+                    """, [.int8(entry.id)]).rows
+                guard !images.isEmpty else {
+                    throw JournalError.corrupt(
+                        entry: entry.id, reason: "its row images are not in annolink.journal_rows (an entry copied from a GeoPackage cannot be undone on PostGIS)")
+                }
+                // Every row first: locked and compared, so that a refusal changes nothing.
+                for image in images {
+                    let table = try store.featureTable(image[0].textValue ?? "")
+                    let fid = image[1].integerValue ?? 0
+                    let expected = action == .undo ? image[3].textValue : image[2].textValue
+                    let current = try connection.query(
+                        "SELECT u::text FROM \(store.qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE",
+                        [.int8(fid)]).scalar?.textValue
+                    if current != expected {
+                        throw JournalError.conflict(action: action, entry: entry.id, table: table.name, fid: fid,
+                                                    reason: try changedSince(entry: entry.id, table: table.name, fid: fid, gone: current == nil))
+                    }
+                }
+                for image in action == .undo ? images.reversed() : images {
+                    let table = try store.featureTable(image[0].textValue ?? "")
+                    try write(table, fid: image[1].integerValue ?? 0, image: action == .undo ? image[2].textValue : image[3].textValue)
+                }
+            }
+            entry.state = action == .undo ? .undone : .done
+            try connection.query("UPDATE annolink.journal SET state = $1 WHERE id = $2", [.text(entry.state.rawValue), .int8(entry.id)])
+            try connection.execute("NOTIFY annolink_journal, '\(entry.id)'")
+            return entry
+        }
+    }
+
+    /// What changed a row since `entry`: the later entry that wrote it, and whose it was.
+    private func changedSince(entry: Int64, table: String, fid: Int64, gone: Bool) throws -> String {
+        let later = try connection.query("""
+            SELECT j.id, j."user" FROM annolink.journal j JOIN annolink.journal_rows r ON r.entry_id = j.id
+            WHERE r.table_name = $1 AND r.fid = $2 AND j.id > $3 AND j.state = 'done' ORDER BY j.id LIMIT 1
+            """, [.text(table), .int8(fid), .int8(entry)]).rows.first
+        let what = gone ? "was deleted" : "was changed"
+        guard let later, let id = later[0].integerValue else { return "\(what) after edit #\(entry), outside the journal" }
+        return "\(what) by edit #\(id)\(later[1].textValue.map { " of \($0)" } ?? "") after edit #\(entry)"
+    }
+
+    /// Puts row `fid` of `table` as `image` says: deleted when nil, else exactly that row.
+    private func write(_ table: FeatureTable, fid: Int64, image: String?) throws {
+        let name = store.qualified(table)
+        try connection.query("DELETE FROM \(name) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)])
+        if let image {
+            try connection.query("INSERT INTO \(name) SELECT (($1::text)::\(name)).*", [.text(image)])
+        }
+    }
+}
+
+@available(*, unavailable)
+extension PostGISJournal: Sendable {}

@@ -1,0 +1,116 @@
+import AnnoLinkGeometry
+
+/// Where features, their linked annotation, the class registry and the edit journal live: the
+/// boundary between the edit service, the annotation engine and the checks above, and one kind
+/// of database below (docs/design.md, "The store boundary"). A GeoPackage file is one
+/// (`GeoPackage`); a PostGIS database is another.
+///
+/// What each store keeps to itself: SQLite's session extension, R-tree shadow tables and
+/// `gpkg_contents` stay in the GeoPackage store; GiST indexes, `SELECT … FOR UPDATE` and
+/// `LISTEN/NOTIFY` in the PostGIS store. Everything here speaks in tables, features, values,
+/// geometries and annotation rows, never in SQL text, except a where clause the store itself
+/// checked (`checkedCondition`).
+///
+/// Edits: every write happens inside `journal().recordEdit`, which makes it one transaction
+/// and one journal entry; a feature read inside one is the row the edit will write (a store with
+/// several writers locks it). The bulk move is one store operation (`translate`), so that each
+/// store does it set-based. Not `Sendable`: one store per thread.
+public protocol FeatureStore: AnyObject {
+    /// Where the data is, for messages: a file's path, a database's connection string without
+    /// its password.
+    var location: String { get }
+
+    // MARK: Layout
+    /// The feature tables (annotation tables included), in the store's order.
+    func featureTableNames() throws -> [String]
+    /// The feature table `name` (case-insensitive) with its columns, geometry column and CRS.
+    func featureTable(_ name: String) throws -> FeatureTable
+    /// The CRS `srsID` names, nil when the store has none.
+    func spatialReferenceSystem(_ srsID: Int64) throws -> SpatialReferenceSystem?
+    /// The tables that hold feature-linked annotation.
+    func annotationTableNames() throws -> [String]
+    /// The class registry, by annotation table and class id.
+    func annotationClasses() throws -> [AnnotationClass]
+    /// `clause`, checked to be one read-only condition on `table`: the only SQL text that crosses.
+    func checkedCondition(_ clause: String, on table: String) throws -> SQLCondition
+    /// Whether `condition` (checked on `table`) selects feature `fid`.
+    func feature(_ table: FeatureTable, fid: Int64, meets condition: SQLCondition) throws -> Bool
+
+    // MARK: Features
+    /// Feature `fid`; inside an edit, the row that edit will write.
+    func feature(_ table: FeatureTable, fid: Int64) throws -> Feature
+    /// Every feature `condition` selects (nil: all) in fid order, with only `fields` read (nil: all).
+    func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?, _ body: (Feature) throws -> Void) throws
+    /// The fids `selection` picks, in fid order. Throws `SQLCondition.Refusal`, `StoreError.unknownFeature`.
+    func featureIDs(_ table: FeatureTable, selection: FeatureSelection) throws -> [Int64]
+    /// Inserts a feature (`fid` nil: the store chooses) and returns its fid.
+    func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64
+    /// Writes `geometry` (nil: kept) and `attributes` of feature `fid`.
+    func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry?, attributes: [String: SQLValue]) throws
+    /// Deletes feature `fid` (its annotation goes by the edit's regeneration).
+    func deleteFeature(_ table: FeatureTable, fid: Int64) throws
+    /// Brings the table's recorded extent up to date after geometry writes (nothing where the
+    /// database keeps none).
+    func refreshExtent(of table: FeatureTable) throws
+
+    // MARK: Annotation rows
+    /// The annotation rows of `table` linked to feature `featureID`, in fid order.
+    func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow]
+    /// Annotation row `fid`; an unreadable footprint goes to `footprintProblem` when given.
+    func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow
+    func insertAnnotation(_ row: AnnotationRow, into table: FeatureTable) throws -> Int64
+    func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws
+    func deleteAnnotation(fid: Int64, from table: FeatureTable) throws
+
+    // MARK: Edits
+    /// The journal every edit is recorded in; the same object for the store's lifetime while
+    /// anyone holds it.
+    func journal() throws -> any EditJournal
+    /// Runs `body` and rolls back everything it wrote: a dry run.
+    func withoutCommitting<T>(_ body: () throws -> T) throws -> T
+    /// The bulk move, one operation and one journal entry: the selected features of `table`
+    /// and their rows of the classes `annotation` names (table → class ids) move by `dx`, `dy`
+    /// (annotation rigidly: footprint and anchor). A dry run only counts.
+    func translate(_ table: FeatureTable, selection: FeatureSelection, annotation: [String: [Int64]], dx: Double, dy: Double,
+                   dryRun: Bool, command: String, summary: (Int) -> String, progress: (Int, Int) -> Void) throws -> BulkMoveCounts
+}
+
+/// A store's edit journal: each edit one transaction and one entry; undo and redo refuse, with
+/// `JournalError.conflict`, when a row the entry changed was changed again since.
+public protocol EditJournal: AnyObject {
+    /// The user new entries record (`serve` sets it per request); nil records none.
+    var user: String? { get set }
+    /// Runs `body` as one transaction recorded as one entry (nested calls join the outer one).
+    /// Returns the entry's id: nil when nothing changed or the call joined an outer one.
+    func recordEdit<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?)
+    /// The newest `limit` entries (nil: all), newest first.
+    func entries(limit: Int?) throws -> [JournalEntry]
+    /// Reverts the newest done entry.
+    func undo() throws -> JournalEntry
+    /// Re-applies the entry undone last.
+    func redo() throws -> JournalEntry
+}
+
+/// Which features a bulk edit takes.
+public enum FeatureSelection: Sendable {
+    /// These fids (unknown ones are an error).
+    case fids([Int64])
+    /// Every feature whose envelope lies inside the box (table CRS units).
+    case boundingBox(Envelope)
+    /// Every feature an SQL condition on the table selects (read-only, one condition).
+    case condition(String)
+}
+
+/// What a bulk move moved (with a dry run: would move).
+public struct BulkMoveCounts: Hashable, Sendable {
+    public var features = 0
+    public var annotationRows = 0
+    /// The journal entry; nil for a dry run or when nothing was selected.
+    public var journalEntry: Int64?
+
+    public init(features: Int = 0, annotationRows: Int = 0, journalEntry: Int64? = nil) {
+        self.features = features
+        self.annotationRows = annotationRows
+        self.journalEntry = journalEntry
+    }
+}

@@ -1,0 +1,54 @@
+import AnnoLinkGeometry
+
+/// The GeoPackage store: most requirements are the package's own methods; the rest are here.
+extension GeoPackage: FeatureStore {
+    public var location: String { path }
+
+    public func checkedCondition(_ clause: String, on table: String) throws -> SQLCondition {
+        try connection.condition(clause, on: table)
+    }
+
+    /// - Throws: `SQLiteError` when SQLite cannot evaluate the condition on this row.
+    public func feature(_ table: FeatureTable, fid: Int64, meets condition: SQLCondition) throws -> Bool {
+        let sql = "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ? AND \(condition.sql)"
+        return try connection.scalarInt(sql, [.integer(fid)]) == 1
+    }
+
+    public func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?,
+                               _ body: (Feature) throws -> Void) throws {
+        try forEachFeature(table, where: condition?.sql, fields: fields, body)
+    }
+
+    public func featureIDs(_ table: FeatureTable, selection: FeatureSelection) throws -> [Int64] {
+        try withSelection(selection, of: table) { _ in
+            try connection.rows("SELECT fid FROM temp.annolink_selection ORDER BY fid").compactMap { $0[0].integerValue }
+        }
+    }
+
+    public func refreshExtent(of table: FeatureTable) throws {
+        try refreshContents(of: table)
+    }
+
+    /// The package's journal, made on first use and shared while anyone holds it, so that every
+    /// `record` on this package nests in the same one.
+    public func editJournal() throws -> Journal {
+        if let journalCache { return journalCache }
+        let made = try Journal(package: self)
+        journalCache = made
+        return made
+    }
+
+    public func journal() throws -> any EditJournal {
+        try editJournal()
+    }
+
+    public func withoutCommitting<T>(_ body: () throws -> T) throws -> T {
+        try connection.withoutCommitting(body)
+    }
+}
+
+extension Journal: EditJournal {
+    public func recordEdit<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?) {
+        try record(command: command, summary: summary) { _ in try body() }
+    }
+}

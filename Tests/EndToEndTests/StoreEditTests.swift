@@ -1,0 +1,338 @@
+import AnnoLinkTestSupport
+import Foundation
+import Testing
+
+/// Which store a test edits: the same commands on a GeoPackage file and on a PostGIS database
+/// (issue 17). The PostGIS runs need the throw-away cluster `scripts/test` starts
+/// (`ANNOLINK_TEST_POSTGRES`); without it they fail, saying how to start one.
+enum EditedStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case geoPackage = "GeoPackage"
+    case postGIS = "PostGIS"
+
+    var testDescription: String { rawValue }
+}
+
+/// Loudoun, annotated by annolink's rules, in one store: what the commands take as FILE, and
+/// SQL on it in the store's own dialect (identifiers double-quoted, which both accept).
+struct EditedData {
+    let store: EditedStore
+    /// The GeoPackage file, or the database's connection string.
+    let target: String
+    let database: PostgresTestDatabase?
+
+    init?(_ store: EditedStore) throws {
+        guard let path = try Harness.importLoudoun() else { return nil }
+        #expect(try Harness.annolink("annotate", path, "--regenerate").status == 0)
+        self.store = store
+        switch store {
+        case .geoPackage:
+            target = path
+            database = nil
+        case .postGIS:
+            let database = try PostgresTestDatabase()
+            try PostGISLoad.load(path, into: database.connectionString)
+            self.database = database
+            target = database.connectionString
+        }
+    }
+
+    /// Drops the PostGIS database, unless `ANNOLINK_TEST_KEEP_DATABASES` is set (to look at it
+    /// after a failure, or to time commands on it by hand).
+    func drop() {
+        guard ProcessInfo.processInfo.environment["ANNOLINK_TEST_KEEP_DATABASES"] == nil else { return }
+        try? database?.drop()
+    }
+
+    /// The rows `sql` returns, one line each, columns joined by `|`.
+    func query(_ sql: String) throws -> String {
+        switch store {
+        case .geoPackage: return try Harness.sqlite(target, sql)
+        case .postGIS: return try database!.psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// Writes with one SQL statement as another program would (GDAL on a GeoPackage, whose
+    /// functions serve the R-tree triggers; psql on PostGIS).
+    func writeBehindAnnolink(_ sql: String) throws {
+        switch store {
+        case .geoPackage: try Harness.gdalSQL(target, sql)
+        case .postGIS: try database!.psql(sql)
+        }
+    }
+
+    /// A geometry column as hex text, exact.
+    func hex(_ column: String) -> String {
+        store == .geoPackage ? "hex(\(column))" : "encode(ST_AsEWKB(\(column)), 'hex')"
+    }
+
+    /// Every row of the address points, the parcel lines and their annotation, exactly: what an
+    /// undo must give back.
+    func snapshot() throws -> String {
+        var text = ""
+        for table in ["Loudoun_Address_Points_1", "ParcelLines_1"] {
+            text += try query("SELECT \"fid\", \(hex("\"geom\"")) FROM \"\(table)\" ORDER BY \"fid\"") + "\n"
+        }
+        for table in ["Loudoun_Address_PointsAnno_1", "ParcelLinesAnno_1"] {
+            text += try query("""
+                SELECT "fid", "FeatureID", "AnnotationClassID", "TextString", "AnchorX", "AnchorY", "Angle", "Override", \(hex("\"geom\""))
+                FROM "\(table)" ORDER BY "fid"
+                """) + "\n"
+        }
+        text += try query("SELECT \"fid\", \"AD_ADDRESS\", \"ST_STR_NAM\" FROM \"Loudoun_Address_Points_1\" ORDER BY \"fid\"")
+        return text
+    }
+
+    func firstPoint() throws -> String { try query("SELECT min(\"fid\") FROM \"Loudoun_Address_Points_1\"") }
+}
+
+/// The edit commands, undo and redo, on both stores: one suite, each test run once per store.
+@Suite("edits on both stores, end to end", .serialized)
+struct StoreEditTests {
+    @Test("set regenerates the label; undo gives every row back exactly, redo the edit", arguments: EditedStore.allCases)
+    func setUndoRedo(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let fid = try data.firstPoint()
+        let before = try data.snapshot()
+        let result = try Harness.annolink("set", data.target, "Loudoun_Address_Points_1", fid, "AD_ADDRESS=45999", "ST_STR_NAM=NEW MARKET", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let annotation = try #require(object["annotation"] as? [[String: Any]])
+        #expect(annotation.first?["newText"] as? String == "45999 NEW MARKET")
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == "45999 NEW MARKET")
+        let edited = try data.snapshot()
+        #expect(edited != before)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        #expect(try data.snapshot() == edited)
+        let log = try Harness.annolink("log", data.target, "--json")
+        #expect(log.status == 0, "\(log.stderr)")
+        #expect(log.stdout.contains("\"done\""))
+    }
+
+    @Test("a point move carries its label by the vector; undo puts both back", arguments: EditedStore.allCases)
+    func movePoint(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let fid = try data.firstPoint()
+        let before = try data.snapshot()
+        let anchor = { try data.query("SELECT \"AnchorX\" || ',' || \"AnchorY\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)")
+            .split(separator: ",").compactMap { Double($0) } }
+        let old = try anchor()
+        let shown = try Harness.annolink("show", data.target, "Loudoun_Address_Points_1", fid, "--json")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let coordinates = try #require((object["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+        let result = try Harness.annolink("move", data.target, "Loudoun_Address_Points_1", fid, "--to", "\(coordinates[0] + 12.5),\(coordinates[1] - 7.25)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let new = try anchor()
+        #expect(abs(new[0] - old[0] - 12.5) < 1e-6 && abs(new[1] - old[1] + 7.25) < 1e-6, "\(old) → \(new)")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
+    }
+
+    @Test("move-vertex of a two-point parcel line updates its length label; a longer line is refused", arguments: EditedStore.allCases)
+    func moveVertex(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        // The same fids on both stores: the data was copied row for row.
+        let (two, longer) = try Self.parcelLines()
+        let label = { try data.query("SELECT \"TextString\" FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(two)") }
+        let old = try label()
+        let result = try Harness.annolink("move-vertex", data.target, "ParcelLines_1", two, "--to", "11790100,7056100", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try label() != old)
+        let refused = try Harness.annolink("move-vertex", data.target, "ParcelLines_1", longer, "--to", "11790100,7056100")
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("single-segment") || refused.stderr.contains("segment"), "\(refused.stderr)")
+    }
+
+    /// A two-point and a longer parcel line of Loudoun (GDAL counts the points).
+    static func parcelLines() throws -> (String, String) {
+        let path = try #require(try Harness.importLoudoun())
+        let two = try Harness.ogrSQL(path, "SELECT min(fid) * 1 AS f FROM ParcelLines_1 WHERE ST_NPoints(geom) = 2")["f"]!
+        let longer = try Harness.ogrSQL(path, "SELECT min(fid) * 1 AS f FROM ParcelLines_1 WHERE ST_NPoints(geom) > 2")["f"]!
+        return (two, longer)
+    }
+
+    @Test("add creates the new feature's label, delete removes feature and label; undo and redo", arguments: EditedStore.allCases)
+    func addAndDelete(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let before = try data.snapshot()
+        let added = try Harness.annolink("add", data.target, "Loudoun_Address_Points_1", "--geometry", "POINT (11790000 7056000)",
+                                         "AD_ADDRESS=777", "ST_STR_NAM=ELM", "GlobalID={00000000-0000-0000-0000-000000000002}", "--json")
+        #expect(added.status == 0, "\(added.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
+        let fid = try #require(object["fid"] as? Int)
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == "777 ELM")
+        let deleted = try Harness.annolink("delete", data.target, "Loudoun_Address_Points_1", String(fid))
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try data.query("SELECT count(*) FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == "0")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == "777 ELM")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        #expect(try data.query("SELECT count(*) FROM \"Loudoun_Address_Points_1\" WHERE \"fid\" = \(fid)") == "1")
+    }
+
+    @Test("undo refuses, changing nothing, when a row of the edit was changed since", arguments: EditedStore.allCases)
+    func undoRefusesAfterLaterChange(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let fid = try data.firstPoint()
+        #expect(try Harness.annolink("set", data.target, "Loudoun_Address_Points_1", fid, "ST_STR_NAM=PINE").status == 0)
+        try data.writeBehindAnnolink("UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"TextString\" = 'hand-edited' WHERE \"FeatureID\" = \(fid)")
+        let snapshot = try data.snapshot()
+        let undo = try Harness.annolink("undo", data.target)
+        #expect(undo.status != 0)
+        #expect(undo.stderr.contains("undo refused"), "\(undo.stderr)")
+        #expect(undo.stderr.contains("Loudoun_Address_PointsAnno_1"), "\(undo.stderr)")
+        #expect(try data.snapshot() == snapshot)
+    }
+
+    @Test("translate moves the selected lines and their labels; undo gives every row back exactly", arguments: EditedStore.allCases)
+    func translateUndo(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let before = try data.snapshot()
+        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let result = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "10.1,-20.3", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["features"] as? Int == 21)
+        #expect(object["annotationRows"] as? Int == Int(try data.query("""
+            SELECT count(*) FROM "ParcelLinesAnno_1" WHERE "FeatureID" <= \(limit)
+            """)))
+        let boxed = try Harness.annolink("translate", data.target, "ParcelLines_1", "--bbox", "11789000,7055000,11790500,7057000", "--by", "0.3,0.7")
+        #expect(boxed.status == 0, "\(boxed.stderr)")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        let moved = try data.snapshot()
+        #expect(moved != before)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        #expect(try data.snapshot() == moved)
+    }
+
+    @Test("a bulk set by where clause and a bulk delete by box: labels follow, one entry each, undo gives every row back", arguments: EditedStore.allCases)
+    func bulkSetAndDelete(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let before = try data.snapshot()
+        let street = try data.query("SELECT \"ST_STR_NAM\" FROM \"Loudoun_Address_Points_1\" ORDER BY \"fid\" LIMIT 1")
+        let count = try data.query("SELECT count(*) FROM \"Loudoun_Address_Points_1\" WHERE \"ST_STR_NAM\" = '\(street)'")
+        let set = try Harness.annolink("set", data.target, "Loudoun_Address_Points_1", "--where", "ST_STR_NAM = '\(street)'", "ST_STR_NAM=RENAMED WAY", "--json")
+        #expect(set.status == 0, "\(set.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(set.stdout.utf8)) as? [String: Any])
+        #expect(String(object["features"] as? Int ?? -1) == count)
+        #expect(try data.query("""
+            SELECT count(*) FROM "Loudoun_Address_PointsAnno_1" a JOIN "Loudoun_Address_Points_1" p ON p."fid" = a."FeatureID"
+            WHERE p."ST_STR_NAM" = 'RENAMED WAY' AND a."TextString" LIKE '% RENAMED WAY'
+            """) == count)
+        let deleted = try Harness.annolink("delete", data.target, "ParcelLines_1", "--bbox", "11789000,7055000,11790500,7057000", "--json")
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try data.query("""
+            SELECT count(*) FROM "ParcelLinesAnno_1" a WHERE NOT EXISTS (SELECT 1 FROM "ParcelLines_1" l WHERE l."fid" = a."FeatureID")
+            """) == "0")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
+    }
+
+    @Test("set on an annotation row marks it as set by hand (Override), and regeneration keeps it", arguments: EditedStore.allCases)
+    func setAnnotationByHand(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let row = try data.query("SELECT min(\"fid\") FROM \"Loudoun_Address_PointsAnno_1\"")
+        let feature = try data.query("SELECT \"FeatureID\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)")
+        let result = try Harness.annolink("set", data.target, "Loudoun_Address_PointsAnno_1", row, "TextString=BY HAND")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try data.query("SELECT \"TextString\" || '|' || (\"Override\" & 4) FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)") == "BY HAND|4")
+        // An edit of the feature regenerates the label but keeps the text set by hand.
+        #expect(try Harness.annolink("set", data.target, "Loudoun_Address_Points_1", feature, "AD_ADDRESS=4242").status == 0)
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)") == "BY HAND")
+    }
+
+    @Test("check finds the same problems on the same planted corruption in both stores")
+    func checkSameProblems() throws {
+        var found: [EditedStore: [String]] = [:]
+        for store in EditedStore.allCases {
+            guard let data = try EditedData(store) else { return }
+            defer { data.drop() }
+            let clean = try Harness.annolink("check", data.target, "--json", "--all")
+            #expect(clean.status == 0, "\(store): \(clean.stdout) \(clean.stderr)")
+            let points = try data.query("SELECT \"fid\" FROM \"Loudoun_Address_Points_1\" ORDER BY \"fid\" LIMIT 5").split(separator: "\n").map(String.init)
+            let line = try data.query("SELECT min(\"FeatureID\") FROM \"ParcelLinesAnno_1\"")
+            for sql in [
+                "UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"TextString\" = 'WRONG' WHERE \"FeatureID\" = \(points[0])",
+                "UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"AnchorX\" = \"AnchorX\" + 100 WHERE \"FeatureID\" = \(points[1])",
+                "UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"AnnotationClassID\" = 99 WHERE \"FeatureID\" = \(points[2])",
+                "DELETE FROM \"Loudoun_Address_Points_1\" WHERE \"fid\" = \(points[3])",
+                "DELETE FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(line)",
+            ] { try data.writeBehindAnnolink(sql) }
+            let checked = try Harness.annolink("check", data.target, "--json", "--all")
+            #expect(checked.status == 1, "\(store): \(checked.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(checked.stdout.utf8)) as? [String: Any])
+            let problems = try #require(object["problems"] as? [[String: Any]])
+            found[store] = problems.map { p in
+                ["code", "annotationTable", "annotationFid", "classID", "originTable", "originFid"].map { "\(p[$0] ?? "-")" }.joined(separator: " ")
+            }.sorted()
+            // --fix repairs what can be repaired as one journal entry; what is left is the unknown class.
+            let fixed = try Harness.annolink("check", data.target, "--fix", "--json")
+            #expect(fixed.status == 1, "\(store): \(fixed.stdout) \(fixed.stderr)")
+            let after = try Harness.annolink("check", data.target, "--json", "--all")
+            let left = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+            #expect((left["problems"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["unknown-class"], "\(store): \(after.stdout)")
+            #expect(try Harness.annolink("undo", data.target).status == 0)
+            let undone = try Harness.annolink("check", data.target, "--json", "--all")
+            #expect(undone.stdout == checked.stdout, "\(store): undo gives the problems back")
+        }
+        let geoPackage = try #require(found[.geoPackage]), postGIS = try #require(found[.postGIS])
+        #expect(geoPackage.count >= 5, "\(geoPackage)")
+        #expect(postGIS == geoPackage)
+        for code in ["stale-text", "stale-placement", "unknown-class", "orphan", "missing"] {
+            #expect(geoPackage.contains { $0.hasPrefix(code + " ") }, "\(code) not found: \(geoPackage)")
+        }
+    }
+
+    @Test("editors of the same feature at once serialize: every edit is kept, the label matches, the journal has every entry")
+    func concurrentEditors() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let fid = try data.firstPoint()
+        let count = 8
+        let results = ResultBox(count)
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            // Alternate the two fields the label reads, so that a lost update would show.
+            let assignment = i % 2 == 0 ? "AD_ADDRESS=\(1000 + i)" : "ST_STR_NAM=STREET \(i)"
+            results.set(i, try? Harness.annolink("set", data.target, "Loudoun_Address_Points_1", fid, assignment))
+        }
+        for i in 0..<count { #expect(results.get(i)?.status == 0, "\(results.get(i)?.stderr ?? "no result")") }
+        let fields = try data.query("SELECT \"AD_ADDRESS\" || ' ' || \"ST_STR_NAM\" FROM \"Loudoun_Address_Points_1\" WHERE \"fid\" = \(fid)")
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == fields)
+        #expect(try data.query("SELECT count(*) FROM annolink.journal WHERE state = 'done'") == String(count))
+        // Each entry's before-image is the previous entry's after-image: no edit read a stale row.
+        #expect(try data.query("""
+            SELECT count(*) FROM annolink.journal_rows a JOIN annolink.journal_rows b
+              ON b.table_name = a.table_name AND b.fid = a.fid AND b.entry_id = (SELECT min(entry_id) FROM annolink.journal_rows c
+                 WHERE c.table_name = a.table_name AND c.fid = a.fid AND c.entry_id > a.entry_id)
+            WHERE a.table_name = 'Loudoun_Address_Points_1' AND b.before IS DISTINCT FROM a.after
+            """) == "0")
+        // Undo goes back one edit at a time, each refusing nothing.
+        for _ in 0..<count { #expect(try Harness.annolink("undo", data.target).status == 0) }
+    }
+}
+
+/// Results written from concurrent iterations.
+final class ResultBox: @unchecked Sendable {
+    private var values: [Harness.Result?]
+    private let lock = NSLock()
+
+    init(_ count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ value: Harness.Result?) { lock.withLock { values[i] = value } }
+    func get(_ i: Int) -> Harness.Result? { lock.withLock { values[i] } }
+}
