@@ -36,7 +36,7 @@ struct MapEditorSketchPhoneTests {
     # so that the page (and Leaflet) start on a touch screen.
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
     d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-    out = {"labels": [], "layout": {}}
+    out = {"labels": [], "layout": {}, "centres": []}
     def body(name):
         return d.find_element(By.TAG_NAME, "body").get_attribute(name)
     def version():
@@ -78,6 +78,11 @@ struct MapEditorSketchPhoneTests {
         answered(lambda: swipe(120, 300, -dx, -dy))
     def label():
         return d.find_element(By.ID, "sketch-button").text
+    def pressed(action):
+        # A press of the reticle button (by `action`): what its label said, and the reticle it was pressed at.
+        out["labels"].append(label())
+        answered(action)
+        out["centres"].append(state()["view"]["center"])
     def tab_to(element_id):
         # Tab from wherever the focus is until it is on `element_id`; how many presses it took.
         for n in range(1, 80):
@@ -118,30 +123,25 @@ struct MapEditorSketchPhoneTests {
         answered(lambda: tap("sketch-new-polyline"))
         out["layout"]["reticle"] = d.execute_script(layout)
         out["start"] = state()["view"]
-        out["labels"].append(label())
-        answered(lambda: tap("sketch-button"))                 # Insert point, by a tap
+        pressed(lambda: tap("sketch-button"))                  # Insert point, by a tap
         pan(80, 0)
-        out["labels"].append(label())
-        answered(lambda: tap("sketch-button"))                 # Insert point, by a tap
+        pressed(lambda: tap("sketch-button"))                  # Insert point, by a tap
         pan(0, 80)
         # The keyboard: Tab to the map, Enter presses the reticle button.
         d.execute_script("document.activeElement && document.activeElement.blur()")
         out["tabsToMap"] = tab_to("map")
-        out["labels"].append(label())
-        answered(lambda: ActionChains(d).send_keys(Keys.ENTER).perform())   # Insert point, by Enter on the map
+        pressed(lambda: ActionChains(d).send_keys(Keys.ENTER).perform())    # Insert point, by Enter on the map
         out["afterInserts"] = state()["parts"]
         # Tab on to the reticle button itself; its focus is drawn; Space presses it.
         out["tabsToButton"] = tab_to("sketch-button")
         out["focusOutline"] = d.execute_script("const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]")
-        out["labels"].append(label())
-        answered(lambda: ActionChains(d).send_keys(Keys.SPACE).perform())   # Pick up point, by Space on the button
+        pressed(lambda: ActionChains(d).send_keys(Keys.SPACE).perform())    # Pick up point, by Space on the button
         out["pickedUp"] = state()["pickedUp"]
         pan(20, 20)
         out["layout"]["carrying"] = d.execute_script(layout)
         out["reticleClass"] = d.find_element(By.ID, "sketch-reticle").get_attribute("class")
         d.save_screenshot(shot)
-        out["labels"].append(label())
-        answered(lambda: tap("sketch-button"))                 # Drop point, by a tap
+        pressed(lambda: tap("sketch-button"))                  # Drop point, by a tap
         out["afterDrop"] = state()["parts"]
         out["unitsPerPixel"] = d.execute_script("return Math.pow(2, -annolinkMap.getZoom())")
         # The vertex tool, by a tap; a vertex, then a mid-vertex, dragged by a finger.
@@ -200,19 +200,23 @@ struct MapEditorSketchPhoneTests {
         #expect(seen["reticleClass"] as? String == "carrying")
         #expect((seen["pickedUp"] as? [String: Any])?["description"] as? String == "vertex 2 of part 0")
 
-        // Where the finger pans put the vertices (the map moved under the reticle: 80 px right,
-        // 80 px down, the third vertex carried 20 px right and down).
+        // Each press at the reticle, which the finger pans moved over the map (80 px right, 80 px
+        // down, 20 px right and down: the map starts to follow a finger once it has moved a few
+        // pixels, so the distances are at least most of that).
         let u = try #require(seen["unitsPerPixel"] as? Double)
         let start = try #require((seen["start"] as? [String: Any])?["center"] as? [Double])
+        let centres = try #require(seen["centres"] as? [[Double]])
+        try #require(centres.count == 5, "\(centres)")
         let inserted = try #require((seen["afterInserts"] as? [[[Double]]])?.first)
-        try #require(inserted.count == 3, "\(inserted)")
-        func near(_ p: [Double], _ x: Double, _ y: Double, _ pixels: Double = 3) -> Bool { hypot(p[0] - x, p[1] - y) < pixels * u }
-        #expect(inserted[0] == start, "the first vertex at the reticle, where the view started")
-        #expect(near(inserted[1], start[0] + 80 * u, start[1]), "\(inserted[1]) vs \(start) + 80 px right")
-        #expect(near(inserted[2], start[0] + 80 * u, start[1] - 80 * u), "\(inserted[2])")
+        #expect(inserted == Array(centres[0...2]), "each vertex inserted at the reticle: \(inserted) vs \(centres)")
+        #expect(centres[0] == start, "the first where the view started")
+        #expect(centres[1][0] - centres[0][0] > 60 * u && abs(centres[1][1] - centres[0][1]) < 2 * u, "\(centres)")
+        #expect(centres[1][1] - centres[2][1] > 60 * u && abs(centres[2][0] - centres[1][0]) < 2 * u, "\(centres)")
+        #expect(centres[3] == centres[2], "picked up where it was inserted")
+        #expect(centres[4][0] - centres[3][0] > 10 * u && centres[3][1] - centres[4][1] > 10 * u, "\(centres)")
         let dropped = try #require((seen["afterDrop"] as? [[[Double]]])?.first)
-        #expect(dropped.count == 3 && dropped[0] == inserted[0] && dropped[1] == inserted[1])
-        #expect(near(dropped[2], inserted[2][0] + 20 * u, inserted[2][1] - 20 * u), "\(dropped[2]) vs \(inserted[2])")
+        #expect(dropped == [inserted[0], inserted[1], centres[4]], "dropped at the reticle: \(dropped)")
+        func near(_ p: [Double], _ x: Double, _ y: Double, _ pixels: Double = 3) -> Bool { hypot(p[0] - x, p[1] - y) < pixels * u }
         // The finger drags in the vertex tool: the first vertex 40 px left, then the first
         // segment's mid-vertex a new vertex 30 px above the segment's middle.
         let dragged = try #require((seen["afterVertexDrag"] as? [[[Double]]])?.first)
