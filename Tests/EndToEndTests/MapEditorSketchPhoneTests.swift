@@ -2,7 +2,7 @@ import AnnoLinkTestSupport
 import Foundation
 import Testing
 
-/// The map editor's sketch tools on a phone (docs/editor.md, "Sketching on a phone"): Debian's
+/// The map editor's sketch tools on a phone (docs/editor.md, "On a phone, by touch and by keyboard"): Debian's
 /// headless Chromium at 390 × 844 CSS pixels with touch emulation (the DevTools protocol's
 /// `Emulation.setDeviceMetricsOverride` and `Emulation.setTouchEmulationEnabled`), every
 /// gesture a real touch sequence (`Input.dispatchTouchEvent`: start, moves, end), against a
@@ -14,7 +14,7 @@ struct MapEditorSketchPhoneTests {
     /// dragged by a finger under the reticle, the third point inserted with Enter on the map
     /// (reached with Tab), the button then pressed with Space (Pick up point), the vertex
     /// carried by a finger and dropped with a tap; then the Vertex tool, a vertex and a
-    /// mid-vertex dragged by a finger, Save tapped. Prints what it saw as JSON. Arguments: the
+    /// mid-vertex dragged by a finger, Delete on the map, Undo tapped, Save tapped. Prints what it saw as JSON. Arguments: the
     /// server's URL, the map point to start at, the screenshot's path.
     static let script = #"""
     import json, math, sys, time
@@ -153,6 +153,11 @@ struct MapEditorSketchPhoneTests {
         x, y = centre(d.find_element(By.CSS_SELECTOR, 'path.sketch-midVertex[data-segment="0"]'))
         answered(lambda: swipe(x, y, 0, -30))
         out["afterMidDrag"] = {"parts": state()["parts"], "selected": state()["selected"]}
+        # Delete on the focused map deletes the selected vertex; Undo, tapped, puts it back.
+        tab_to("map")
+        answered(lambda: ActionChains(d).send_keys(Keys.DELETE).perform())
+        out["afterDelete"] = state()["parts"]
+        answered(lambda: tap("sketch-undo"))
         out["beforeSave"] = state()["parts"]
         tap("sketch-save")
         wait.until(lambda d: body("data-sketch-saved"))
@@ -228,6 +233,8 @@ struct MapEditorSketchPhoneTests {
         let middle = [(dragged[0][0] + dragged[1][0]) / 2, (dragged[0][1] + dragged[1][1]) / 2]
         #expect(near(four[1], middle[0], middle[1] + 30 * u, 4), "\(four[1]) vs \(middle)")
         #expect((mid["selected"] as? [String: Any])?["description"] as? String == "vertex 1 of part 0")
+        #expect((seen["afterDelete"] as? [[[Double]]])?.first == [four[0]] + Array(four[2...]), "Delete on the map deleted vertex 1")
+        #expect((seen["beforeSave"] as? [[[Double]]])?.first == four, "Undo put it back")
 
         // Saved by a tap: the file holds the line the page showed, one feature, one journal entry.
         let saved = try #require(seen["saved"] as? [String: Any])
