@@ -16,8 +16,8 @@ struct ServeCommand: ParsableCommand {
 
             A map editor for a browser is at / (docs/editor.md): Esri's feature-linked
             annotation workflow, identify, viewpoint, export image, and the reticle and vertex
-            tools, whose sketches run on the server as sessions at /sketch/sessions, the
-            editor 'annolink sketch' runs (docs/serve.md, "Sketch sessions").
+            tools. Their sketches are sessions on the server at /sketch/sessions, each the
+            geometry editor 'annolink sketch' runs (docs/serve.md, "Sketch sessions").
 
             Prints the URL on standard output once it accepts connections, and one line per
             request on standard error: time, method, path, status, milliseconds, user ('-' for
@@ -63,8 +63,8 @@ struct ServeCommand: ParsableCommand {
         the server's worker threads, and the most reads at once (default 8)
         """)
     static let sketchSessions = ArgumentDeclaration.option("--sketch-sessions", value: "N", help: """
-        the most map-editor sketch sessions open at once (default \(SketchRoutes.defaultLimit)); one
-        more is answered 503
+        the most map-editor sketch sessions open at once (default \(SketchRoutes.defaultLimit)); one more is
+        answered 503
         """)
     static let sketchIdle = ArgumentDeclaration.option("--sketch-idle", value: "SECONDS", help: """
         how long a sketch session may go without a request before it is ended (default

@@ -130,6 +130,7 @@ struct MapEditorSketchPhoneTests {
         # The keyboard: Tab to the map, Enter presses the reticle button.
         d.execute_script("document.activeElement && document.activeElement.blur()")
         out["tabsToMap"] = tab_to("map")
+        out["mapFocusOutline"] = d.execute_script("const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]")
         pressed(lambda: ActionChains(d).send_keys(Keys.ENTER).perform())    # Insert point, by Enter on the map
         out["afterInserts"] = state()["parts"]
         # Tab on to the reticle button itself; its focus is drawn; Space presses it.
@@ -202,6 +203,7 @@ struct MapEditorSketchPhoneTests {
         #expect(seen["labels"] as? [String] == ["Insert point", "Insert point", "Insert point", "Pick up point", "Drop point"])
         #expect(seen["tabsToMap"] is Int && seen["tabsToButton"] is Int, "Tab reaches the map and the reticle button")
         #expect(seen["focusOutline"] as? [String] == ["solid", "3px"], "the focused button is outlined")
+        #expect(seen["mapFocusOutline"] as? [String] == ["solid", "3px"], "the focused map is outlined in the reticle tool")
         #expect(seen["reticleClass"] as? String == "carrying")
         #expect((seen["pickedUp"] as? [String: Any])?["description"] as? String == "vertex 2 of part 0")
 

@@ -370,7 +370,9 @@ extension MapPageModule {
     #sketch-reticle.carrying { background: radial-gradient(circle, #c30 0, #c30 5px, transparent 6px); }
     .leaflet-sketch-pane path.sketch-vertex, .leaflet-sketch-pane path.sketch-midVertex { cursor: move; touch-action: none; }
     #sketch button:focus-visible, #sketch select:focus-visible { outline: 3px solid #06c; outline-offset: 1px; }
-    body[data-sketch-tool="reticle"] #map:focus-visible { outline: 3px solid #06c; outline-offset: -3px; }
+    /* Leaflet 1.7 hides the map's outline on every key pressed on it (an inline outline: none):
+       the map is what the arrow keys and Enter work on in the reticle tool, so its focus shows. */
+    body[data-sketch-tool="reticle"] #map:focus-visible { outline: 3px solid #06c !important; outline-offset: -3px; }
     /* A phone: the sketch toolbar leaves the top right for a panel along the bottom of the map,
        under the thumb, the reticle button a row of its own; the crosshair, at the map's centre,
        stays clear of it (MapEditorSketchPhoneTests measures that at 390 x 844). */
