@@ -144,6 +144,32 @@ struct MapEditorSketchPhoneTests {
         d.save_screenshot(shot)
         pressed(lambda: tap("sketch-button"))                  # Drop point, by a tap
         out["afterDrop"] = state()["parts"]
+        # Two fingers spread apart, away from the centre: the map zooms in around the reticle;
+        # then they pinch back together: it zooms out again, still around the reticle.
+        def pinch(a, b):
+            touches = lambda t: [{"x": a[i][0] + (b[i][0] - a[i][0]) * t, "y": a[i][1] + (b[i][1] - a[i][1]) * t, "id": i + 1} for i in range(2)]
+            d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": touches(0)})
+            for i in range(1, 7):
+                time.sleep(0.1)
+                d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": touches(i / 6)})
+            time.sleep(0.2)
+            d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            try:
+                # The view the map came to rest on is sent, and the session answers with it.
+                WebDriverWait(d, 10).until(lambda d: idle() and state()["view"]["scale"] != views[-1]["scale"])
+            except Exception:
+                pass   # reported by the comparison of the views
+            # A tap or touch within a few hundred ms of a pinch's end is taken by Chromium as part
+            # of the gesture (no click); a hand is slower.
+            time.sleep(1)
+            WebDriverWait(d, 20).until(lambda d: idle())
+            views.append(state()["view"])
+        time.sleep(1)   # not so soon after the tap that the two could be one gesture
+        views = [state()["view"]]
+        near, far = [(100, 250), (160, 310)], [(40, 190), (220, 370)]
+        pinch(near, far)
+        pinch(far, near)
+        out["pinch"] = views
         out["unitsPerPixel"] = d.execute_script("return Math.pow(2, -annolinkMap.getZoom())")
         # The vertex tool, by a tap; a vertex, then a mid-vertex, dragged by a finger.
         answered(lambda: tap("sketch-tool-vertex"))
@@ -224,6 +250,15 @@ struct MapEditorSketchPhoneTests {
         let dropped = try #require((seen["afterDrop"] as? [[[Double]]])?.first)
         #expect(dropped == [inserted[0], inserted[1], centres[4]], "dropped at the reticle: \(dropped)")
         func near(_ p: [Double], _ x: Double, _ y: Double, _ pixels: Double = 3) -> Bool { hypot(p[0] - x, p[1] - y) < pixels * u }
+        // The pinch zoomed in (the fingers went three times as far apart), the pinch back out
+        // again, each keeping the point under the crosshair where it was.
+        let views = try #require(seen["pinch"] as? [[String: Any]])
+        try #require(views.count == 3)
+        let scales = views.compactMap { $0["scale"] as? Double }
+        #expect(scales.count == 3 && scales[1] < scales[0] / 2 && scales[2] > scales[1] * 2, "\(scales)")
+        let pinchCentres = views.compactMap { $0["center"] as? [Double] }
+        #expect(pinchCentres.count == 3 && pinchCentres.allSatisfy { hypot($0[0] - pinchCentres[0][0], $0[1] - pinchCentres[0][1]) < u },
+                "\(pinchCentres)")
         // The finger drags in the vertex tool: the first vertex 40 px left, then the first
         // segment's mid-vertex a new vertex 30 px above the segment's middle.
         let dragged = try #require((seen["afterVertexDrag"] as? [[[Double]]])?.first)

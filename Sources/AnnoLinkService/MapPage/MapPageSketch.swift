@@ -20,6 +20,11 @@ extension MapPageModule {
       let picking = false;         // "Edit shape" waits for the tap on a feature
       let draggedAt = 0;           // when a vertex drag ended: the click that follows is not a tap
       let inertia = map.options.inertia;
+      // How the map zooms (around the pointer, by default): while the reticle is up a pinch, the
+      // wheel and a double tap zoom around the centre, so what is under the crosshair stays there.
+      const ZOOMS = ['touchZoom', 'scrollWheelZoom', 'doubleClickZoom'];
+      const zoomAround = Object.fromEntries(ZOOMS.map(k => [k, map.options[k]]));
+      function zoomAroundCentre(yes) { for (const k of ZOOMS) map.options[k] = yes && zoomAround[k] ? 'center' : zoomAround[k]; }
       // A finger is wider than a mouse pointer: vertices are drawn larger where it is the pointer.
       const coarse = window.matchMedia('(pointer: coarse)');
 
@@ -189,6 +194,7 @@ extension MapPageModule {
         editRow.hidden = true;
         startRow.hidden = false;
         map.options.inertia = inertia;
+        zoomAroundCentre(false);
         document.body.dataset.sketchTool = '';
       }
 
@@ -202,6 +208,7 @@ extension MapPageModule {
         reticle.hidden = !reticleMode;
         // Placing with the reticle wants the map to stop where the hand leaves it.
         map.options.inertia = reticleMode ? false : inertia;
+        zoomAroundCentre(reticleMode);
         reticle.classList.toggle('hovering', !!state.hovered && (state.hovered.kind === 'vertex' || state.hovered.kind === 'midVertex'));
         reticle.classList.toggle('carrying', !!state.pickedUp);
         reticleTool.setAttribute('aria-pressed', String(reticleMode));
