@@ -5,7 +5,7 @@ import Foundation
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "serve a GeoPackage over HTTP (GeoServices FeatureServer, OGC API Features)",
+        abstract: "serve a GeoPackage over HTTP (GeoServices FeatureServer, OGC API Features, a map editor)",
         discussion: """
             Serves FILE.gpkg over HTTP until stopped with SIGTERM or SIGINT (Ctrl-C): Esri's
             GeoServices FeatureServer at /arcgis/rest/services/NAME/FeatureServer and OGC API -
@@ -15,6 +15,11 @@ struct ServeCommand: ParsableCommand {
             and 'annolink redo' do. Every edit regenerates its linked annotation in the same
             transaction and is journaled, with the user of its token ('annolink log',
             'annolink undo').
+
+            A map editor for a browser is at / (docs/editor.md): Esri's feature-linked
+            annotation workflow, identify, viewpoint, export image, and the reticle and vertex
+            tools. Their sketches are sessions on the server at /sketch/sessions, each the
+            geometry editor 'annolink sketch' runs (docs/serve.md, "Sketch sessions").
 
             Prints the URL on standard output once it accepts connections, and one line per
             request on standard error: time, method, path, status, milliseconds, user ('-' for
@@ -59,8 +64,17 @@ struct ServeCommand: ParsableCommand {
     static let threads = ArgumentDeclaration.option("--threads", value: "N", help: """
         the server's worker threads, and the most reads at once (default 8)
         """)
+    static let sketchSessions = ArgumentDeclaration.option("--sketch-sessions", value: "N", help: """
+        the most map-editor sketch sessions open at once (default \(SketchRoutes.defaultLimit)); one more is
+        answered 503
+        """)
+    static let sketchIdle = ArgumentDeclaration.option("--sketch-idle", value: "SECONDS", help: """
+        how long a sketch session may go without a request before it is ended (default
+        \(Int(SketchRoutes.defaultIdleSeconds)), 30 minutes)
+        """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads, quiet]
+    static let arguments = [SetCommand.file, listen, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads, sketchSessions, sketchIdle,
+                            quiet]
 
     var path: String
     var listenText: String?
@@ -70,6 +84,8 @@ struct ServeCommand: ParsableCommand {
     var maxBodyBytes: Int
     var queryTimeLimit: Double
     var threadCount: Int
+    var sketchSessionLimit: Int
+    var sketchIdleSeconds: Double
     var isQuiet: Bool
     var address = ListenAddress.loopback(port: 8080)
 
@@ -84,6 +100,12 @@ struct ServeCommand: ParsableCommand {
             Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         } ?? 5
         threadCount = try arguments.option(Self.threads, as: "a whole number from 1 to 256") { Int($0).flatMap { (1...256).contains($0) ? $0 : nil } } ?? 8
+        sketchSessionLimit = try arguments.option(Self.sketchSessions, as: "a whole number from 1 to 1024") {
+            Int($0).flatMap { (1...1024).contains($0) ? $0 : nil }
+        } ?? SketchRoutes.defaultLimit
+        sketchIdleSeconds = try arguments.option(Self.sketchIdle, as: "a number of seconds from 1 to 604800 (a week)") {
+            Double($0).flatMap { $0 >= 1 && $0 <= 604_800 ? $0 : nil }
+        } ?? SketchRoutes.defaultIdleSeconds
         isQuiet = arguments.flag(Self.quiet)
         path = try arguments.positional(SetCommand.file)
     }
@@ -108,8 +130,10 @@ struct ServeCommand: ParsableCommand {
         let dataset = try Dataset(path: path, readOnly: isReadOnly, maxRecords: maxRecordCount, queryTimeLimit: queryTimeLimit,
                                   readerLimit: threadCount)
         let configuration = ServerConfiguration(listen: address, threads: threadCount, maxBodyBytes: maxBodyBytes,
-                                                tokens: tokenTable, accessLog: !isQuiet)
-        let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.all, configuration: configuration)
+                                                tokens: tokenTable, accessLog: !isQuiet,
+                                                sketchSessionLimit: sketchSessionLimit, sketchIdleSeconds: sketchIdleSeconds)
+        let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.routes(for: configuration),
+                                configuration: configuration)
 
         // Blocked before libmicrohttpd starts its threads, which inherit the mask, so that only
         // `sigwait` below takes them; the default action is restored first, because a signal

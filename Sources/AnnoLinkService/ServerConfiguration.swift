@@ -21,10 +21,15 @@ public struct ServerConfiguration: Sendable {
     public var tokens: TokenTable?
     /// Whether each request is logged on standard error.
     public var accessLog: Bool
+    /// The most sketch sessions open at once (`--sketch-sessions`); one more is refused with 503.
+    public var sketchSessionLimit: Int
+    /// Seconds a sketch session may go without a request before it is ended (`--sketch-idle`).
+    public var sketchIdleSeconds: Double
 
     public init(listen: ListenAddress = .loopback(port: 8080), threads: Int = 8, maxBodyBytes: Int = 10 * 1024 * 1024,
                 connectionLimit: Int = 256, idleTimeoutSeconds: Int = 30, connectionMemoryLimit: Int = 128 * 1024,
-                tokens: TokenTable? = nil, accessLog: Bool = true) {
+                tokens: TokenTable? = nil, accessLog: Bool = true,
+                sketchSessionLimit: Int = SketchRoutes.defaultLimit, sketchIdleSeconds: Double = SketchRoutes.defaultIdleSeconds) {
         self.listen = listen
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
@@ -33,6 +38,8 @@ public struct ServerConfiguration: Sendable {
         self.connectionMemoryLimit = connectionMemoryLimit
         self.tokens = tokens
         self.accessLog = accessLog
+        self.sketchSessionLimit = sketchSessionLimit
+        self.sketchIdleSeconds = sketchIdleSeconds
     }
 }
 

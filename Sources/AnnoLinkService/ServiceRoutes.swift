@@ -9,4 +9,15 @@ public enum ServiceRoutes {
         SketchRoutes(),
         MapPageRoutes(),
     ]
+
+    /// The routes of a server started with `configuration`: as `all`, the sketch sessions
+    /// bounded by its `sketchSessionLimit` and `sketchIdleSeconds`.
+    public static func routes(for configuration: ServerConfiguration) -> [any Routes] {
+        [
+            FeatureServerRoutes(),
+            OGCFeaturesRoutes(),
+            SketchRoutes(limit: configuration.sketchSessionLimit, idleSeconds: configuration.sketchIdleSeconds),
+            MapPageRoutes(),
+        ]
+    }
 }

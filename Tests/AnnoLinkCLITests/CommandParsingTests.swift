@@ -159,6 +159,24 @@ struct CommandParsingTests {
         #expect(c.values == [FieldAssignment(field: "--A", text: "1")])
     }
 
+    @Test func serveSketchSessionBounds() throws {
+        let defaults = try ServeCommand.parse(["f.gpkg"])
+        #expect(defaults.sketchSessionLimit == 16 && defaults.sketchIdleSeconds == 1800)
+        let c = try ServeCommand.parse(["f.gpkg", "--sketch-sessions", "3", "--sketch-idle=90.5"])
+        #expect(c.sketchSessionLimit == 3 && c.sketchIdleSeconds == 90.5 && c.path == "f.gpkg")
+        #expect(usageError(ServeCommand.self, ["f.gpkg", "--sketch-sessions", "0"])
+            == "--sketch-sessions expects a whole number from 1 to 1024, not '0'")
+        #expect(usageError(ServeCommand.self, ["f.gpkg", "--sketch-sessions", "many"])
+            == "--sketch-sessions expects a whole number from 1 to 1024, not 'many'")
+        #expect(usageError(ServeCommand.self, ["f.gpkg", "--sketch-idle", "0.5"])
+            == "--sketch-idle expects a number of seconds from 1 to 604800 (a week), not '0.5'")
+        #expect(usageError(ServeCommand.self, ["f.gpkg", "--sketch-idle", "nan"])
+            == "--sketch-idle expects a number of seconds from 1 to 604800 (a week), not 'nan'")
+        #expect(usageError(ServeCommand.self, ["f.gpkg", "--sketch-idle"]) == "--sketch-idle needs a value")
+        #expect(ServeCommand.help.contains("\n  --sketch-sessions N ") && ServeCommand.help.contains("\n  --sketch-idle SECONDS "))
+        #expect(ServeCommand.help.contains("/sketch/sessions") && ServeCommand.help.contains("docs/editor.md"))
+    }
+
     // MARK: Bad command lines
 
     @Test("a missing positional argument names it", arguments: [

@@ -157,6 +157,23 @@ struct SketchRouteTests {
         #expect(try Harness.dump(path) == before)
     }
 
+    @Test("--sketch-sessions and --sketch-idle bound the sessions: one more is 503, an idle one ends and frees its place")
+    func sessionBoundsFromTheCommandLine() throws {
+        guard let (_, server) = try Harness.serveLoudoun(["--quiet", "--sketch-sessions", "2", "--sketch-idle", "2"]) else { return }
+        defer { _ = server.stop() }
+        let start: [String: Any] = ["table": "ParcelLines_1", "view": Self.view]
+        let first = try #require(try send(server, "/sketch/sessions", "POST", start).object?["id"] as? String)
+        let second = try send(server, "/sketch/sessions", "POST", start)
+        #expect(second.status == 201, "\(second.text)")
+        let third = try send(server, "/sketch/sessions", "POST", start)
+        refused(third, 503, "2 sketch sessions are open")
+        #expect(third.headers["retry-after"] == "60")
+        // Both idle for longer than 2 s: ended, their places free, the first one's id unknown.
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try send(server, "/sketch/sessions", "POST", start).status == 201)
+        refused(try send(server, "/sketch/sessions/\(first)", "GET"), 404, "idle longer than 2 s")
+    }
+
     @Test("tokens as on the other edit routes: 401 without or with a bad token, 403 read-only token; a session is its user's only")
     func tokens() throws {
         guard let path = try Harness.importLoudoun() else { return }

@@ -20,6 +20,13 @@ extension MapPageModule {
       let picking = false;         // "Edit shape" waits for the tap on a feature
       let draggedAt = 0;           // when a vertex drag ended: the click that follows is not a tap
       let inertia = map.options.inertia;
+      // How the map zooms (around the pointer, by default): while the reticle is up a pinch, the
+      // wheel and a double tap zoom around the centre, so what is under the crosshair stays there.
+      const ZOOMS = ['touchZoom', 'scrollWheelZoom', 'doubleClickZoom'];
+      const zoomAround = Object.fromEntries(ZOOMS.map(k => [k, map.options[k]]));
+      function zoomAroundCentre(yes) { for (const k of ZOOMS) map.options[k] = yes && zoomAround[k] ? 'center' : zoomAround[k]; }
+      // A finger is wider than a mouse pointer: vertices are drawn larger where it is the pointer.
+      const coarse = window.matchMedia('(pointer: coarse)');
 
       function element(tag, props, text) {
         const e = document.createElement(tag);
@@ -60,9 +67,11 @@ extension MapPageModule {
       const vertexTool = button('sketch-tool-vertex', 'Vertex', 'Vertex tool: tap to select, drag vertices and mid-vertices');
       reticleTool.onclick = () => act({ action: 'tool', tool: 'reticle' });
       vertexTool.onclick = () => act({ action: 'tool', tool: 'vertex' });
-      const mainButton = button('sketch-button', 'Insert point', 'The reticle button: its label says what it does');
+      const mainButton = button('sketch-button', 'Insert point', 'The reticle button: its label says what it does (Enter or Space on the map)');
+      mainButton.setAttribute('aria-keyshortcuts', 'Enter Space');
       mainButton.onclick = () => act({ action: 'button' });
-      const deleteButton = button('sketch-delete', 'Delete vertex', 'Delete the selected vertex');
+      const deleteButton = button('sketch-delete', 'Delete vertex', 'Delete the selected vertex (Delete on the map)');
+      deleteButton.setAttribute('aria-keyshortcuts', 'Delete');
       deleteButton.onclick = () => act({ action: 'delete' });
       const undoButton = button('sketch-undo', 'Undo');
       undoButton.onclick = () => act({ action: 'undo' });
@@ -185,6 +194,7 @@ extension MapPageModule {
         editRow.hidden = true;
         startRow.hidden = false;
         map.options.inertia = inertia;
+        zoomAroundCentre(false);
         document.body.dataset.sketchTool = '';
       }
 
@@ -198,6 +208,7 @@ extension MapPageModule {
         reticle.hidden = !reticleMode;
         // Placing with the reticle wants the map to stop where the hand leaves it.
         map.options.inertia = reticleMode ? false : inertia;
+        zoomAroundCentre(reticleMode);
         reticle.classList.toggle('hovering', !!state.hovered && (state.hovered.kind === 'vertex' || state.hovered.kind === 'midVertex'));
         reticle.classList.toggle('carrying', !!state.pickedUp);
         reticleTool.setAttribute('aria-pressed', String(reticleMode));
@@ -240,7 +251,7 @@ extension MapPageModule {
         const marker = (point, kind, attributes, grow) => {
           const mid = kind === 'midVertex';
           const selected = same(state.selected, attributes);
-          const m = L.circleMarker([point[1], point[0]], { renderer: renderer, radius: (mid ? 3.5 : 5) * (grow ? 1.6 : 1),
+          const m = L.circleMarker([point[1], point[0]], { renderer: renderer, radius: (mid ? 3.5 : 5) * (grow ? 1.6 : 1) * (coarse.matches ? 1.8 : 1),
             color: mid ? '#777' : '#c30', weight: 1.5, fillColor: selected ? '#c30' : '#fff', fillOpacity: 1, interactive: vertexMode });
           drawing.addLayer(m);
           const path = m.getElement();
@@ -251,7 +262,7 @@ extension MapPageModule {
             path.dataset.part = attributes.part;
             path.dataset[mid ? 'segment' : 'vertex'] = mid ? attributes.segment : attributes.vertex;
           }
-          if (vertexMode) m.on('mousedown', startDrag);
+          if (vertexMode && path) path.addEventListener('pointerdown', ev => startDrag(ev, m));
           return m;
         };
         // While a vertex is carried the mid-vertices of the old outline would mislead: not drawn.
@@ -263,26 +274,34 @@ extension MapPageModule {
         }));
       }
 
-      // Vertex tool: a drag from a vertex or mid-vertex is the tool's drag, from where the button
-      // went down to where it came up, in the map's screen points; a press without a move is a tap.
-      function startDrag(e) {
-        if (!session || session.tool !== 'vertex') return;
-        L.DomEvent.stop(e.originalEvent);
-        const from = map.mouseEventToContainerPoint(e.originalEvent);
-        const marker = e.target;
+      // Vertex tool: a drag from a vertex or mid-vertex is the tool's drag, from where the pointer
+      // went down to where it came up, in the map's screen points; a press without a move is a
+      // tap. Pointer Events, so a mouse, a finger and a pen take the one path.
+      function startDrag(ev, marker) {
+        if (!session || session.tool !== 'vertex' || !ev.isPrimary || (ev.pointerType === 'mouse' && ev.button !== 0)) return;
+        // Neither the map's drag (stopPropagation) nor the mouse events a browser makes from a
+        // touch (preventDefault) see this press.
+        ev.stopPropagation();
+        ev.preventDefault();
+        const from = map.mouseEventToContainerPoint(ev);
         map.dragging.disable();
-        const move = ev => marker.setLatLng(map.mouseEventToLatLng(ev));
-        const up = ev => {
-          document.removeEventListener('mousemove', move);
-          document.removeEventListener('mouseup', up);
+        const id = ev.pointerId;
+        const move = e => { if (e.pointerId === id) marker.setLatLng(map.mouseEventToLatLng(e)); };
+        const finish = e => {
+          if (e.pointerId !== id) return;
+          document.removeEventListener('pointermove', move);
+          document.removeEventListener('pointerup', finish);
+          document.removeEventListener('pointercancel', finish);
           map.dragging.enable();
-          const to = map.mouseEventToContainerPoint(ev);
+          if (e.type === 'pointercancel') { if (session) draw(session); return; }
+          const to = map.mouseEventToContainerPoint(e);
           if (from.distanceTo(to) < 3) return;   // the click that follows is the tap
           draggedAt = Date.now();
           act({ action: 'drag', from: [from.x, from.y], to: [to.x, to.y] });
         };
-        document.addEventListener('mousemove', move);
-        document.addEventListener('mouseup', up);
+        document.addEventListener('pointermove', move);
+        document.addEventListener('pointerup', finish);
+        document.addEventListener('pointercancel', finish);
       }
 
       // Taps: "Edit shape" takes the feature under the finger; while sketching every tap is the
@@ -318,8 +337,20 @@ extension MapPageModule {
       // The reticle's hover follows the map: each view it comes to rest on is sent.
       map.on('moveend', () => { if (session) act({ action: 'view' }, true); });
       map.on('resize', () => { if (session) act({ action: 'view' }, true); });
+      // Keys. Escape puts a picked-up vertex back. On the map (focused: Tab, or a tap on it; the
+      // arrow keys move it under the reticle) Enter or Space presses the reticle button and
+      // Delete deletes the selected vertex, so the whole reticle workflow needs no pointer.
       document.addEventListener('keydown', ev => {
-        if (ev.key === 'Escape' && session && session.pickedUp) act({ action: 'cancel' });
+        if (!session) return;
+        if (ev.key === 'Escape' && session.pickedUp) { act({ action: 'cancel' }); return; }
+        if (ev.target !== map.getContainer() || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+        if ((ev.key === 'Enter' || ev.key === ' ') && session.tool === 'reticle') {
+          ev.preventDefault();
+          if (!ev.repeat) act({ action: 'button' });
+        } else if (ev.key === 'Delete' && !deleteButton.disabled) {
+          ev.preventDefault();
+          act({ action: 'delete' });
+        }
       });
 
       // For the console and the browser tests.
@@ -344,6 +375,20 @@ extension MapPageModule {
     #sketch-reticle.hovering::before { left: 19px; height: 40px; }
     #sketch-reticle.hovering::after { top: 19px; width: 40px; }
     #sketch-reticle.carrying { background: radial-gradient(circle, #c30 0, #c30 5px, transparent 6px); }
-    .leaflet-sketch-pane path.sketch-vertex, .leaflet-sketch-pane path.sketch-midVertex { cursor: move; }
+    .leaflet-sketch-pane path.sketch-vertex, .leaflet-sketch-pane path.sketch-midVertex { cursor: move; touch-action: none; }
+    #sketch button:focus-visible, #sketch select:focus-visible { outline: 3px solid #06c; outline-offset: 1px; }
+    /* Leaflet 1.7 hides the map's outline on every key pressed on it (an inline outline: none):
+       the map is what the arrow keys and Enter work on in the reticle tool, so its focus shows. */
+    body[data-sketch-tool="reticle"] #map:focus-visible { outline: 3px solid #06c !important; outline-offset: -3px; }
+    /* A phone: the sketch toolbar leaves the top right for a panel along the bottom of the map,
+       under the thumb, the reticle button a row of its own; the crosshair, at the map's centre,
+       stays clear of it (MapEditorSketchPhoneTests measures that at 390 x 844). */
+    @media (max-width: 600px) {
+      #sketch { position: fixed; left: 0; right: 0; bottom: var(--annolink-bar-height, 24px); align-items: stretch; gap: 0; }
+      #sketch .sketch-row { max-width: none; justify-content: center; border-width: 1px 0 0; }
+      #sketch button, #sketch select { min-height: 40px; padding: 0 10px; }
+      #sketch-button { order: -1; flex: 1 0 100%; }
+      #sketch-status { text-align: center; font-size: 11px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    }
     """##)
 }
