@@ -292,6 +292,18 @@ struct ServiceLoadTests {
         setsockopt(third, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         #expect(recv(third, &byte, 1, 0) <= 0, "the third connection from 127.0.0.2 is closed")
         #expect(try server.request("/health").status == 200, "127.0.0.1 is served")
+
+        // Two connections at most: a third client waits in the listen queue, and is answered
+        // once one of the two closes.
+        let small = try ServeProcess(file: path, arguments: ["--max-connections", "2", "--threads", "1"])
+        defer { _ = small.stop() }
+        var full = try ["127.0.0.2", "127.0.0.3"].map { try Self.connect(port: small.port, from: $0) }
+        defer { full.forEach { close($0) } }
+        let curl = try HTTPClient.curl
+        let waiting = try curl.run(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "2", small.url + "/health"])
+        #expect(waiting.stdout == "000", "no answer while both connections are taken: \(waiting.stdout)")
+        close(full.removeFirst())
+        #expect(try small.request("/health").status == 200, "answered once one closed")
     }
 
     /// A TCP connection to 127.0.0.1:`port` from the loopback address `source`.
