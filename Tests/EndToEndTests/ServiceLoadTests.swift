@@ -37,6 +37,7 @@ struct ServiceLoadTests {
         let slowFigures = figures["slow"] as? [String: Any] ?? [:], rss = figures["rssKiB"] as? [String: Any] ?? [:]
         #expect((load["requests"] as? Int ?? 0) > 100, "the load ran")
         #expect(load["non2xx"] as? Int == 0 && load["socketErrors"] as? Int == 0 && load["failedEdits"] as? Int == 0)
+        #expect(load["staleReads"] as? Int == 0, "a reader answered old values: \(load["staleExamples"] ?? "")")
         #expect((edits["editsAcknowledged"] as? Int ?? 0) > 10)
         #expect(edits["lostEdits"] as? Int == 0)
         // Slow clients: the ones beyond the per-address limit are closed at once, the others
