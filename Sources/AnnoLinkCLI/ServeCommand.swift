@@ -72,9 +72,22 @@ struct ServeCommand: ParsableCommand {
         how long a sketch session may go without a request before it is ended (default
         \(Int(SketchRoutes.defaultIdleSeconds)), 30 minutes)
         """)
+    static let maxConnections = ArgumentDeclaration.option("--max-connections", value: "N", help: """
+        the most connections open at once (default 256); further clients wait in the
+        listen queue
+        """)
+    static let maxConnectionsPerAddress = ArgumentDeclaration.option("--max-connections-per-address", value: "N", help: """
+        the most connections open at once from one IP address (default 64), so that one
+        client, slow or hostile, cannot take them all; more are closed at once. Behind a
+        proxy every client has the proxy's address: raise it to --max-connections there
+        """)
+    static let idleTimeout = ArgumentDeclaration.option("--idle-timeout", value: "SECONDS", help: """
+        close a connection that sends nothing for this long (default 30): an idle
+        keep-alive connection, or a client that stopped part-way through its request
+        """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads, sketchSessions, sketchIdle,
-                            quiet]
+    static let arguments = [SetCommand.file, listen, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads,
+                            maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
     var listenText: String?
@@ -86,6 +99,9 @@ struct ServeCommand: ParsableCommand {
     var threadCount: Int
     var sketchSessionLimit: Int
     var sketchIdleSeconds: Double
+    var connectionLimit: Int
+    var connectionsPerAddressLimit: Int
+    var idleTimeoutSeconds: Int
     var isQuiet: Bool
     var address = ListenAddress.loopback(port: 8080)
 
@@ -106,6 +122,15 @@ struct ServeCommand: ParsableCommand {
         sketchIdleSeconds = try arguments.option(Self.sketchIdle, as: "a number of seconds from 1 to 604800 (a week)") {
             Double($0).flatMap { $0 >= 1 && $0 <= 604_800 ? $0 : nil }
         } ?? SketchRoutes.defaultIdleSeconds
+        connectionLimit = try arguments.option(Self.maxConnections, as: "a whole number from 1 to 65536") {
+            Int($0).flatMap { (1...65536).contains($0) ? $0 : nil }
+        } ?? 256
+        connectionsPerAddressLimit = try arguments.option(Self.maxConnectionsPerAddress, as: "a whole number from 1 to 65536") {
+            Int($0).flatMap { (1...65536).contains($0) ? $0 : nil }
+        } ?? 64
+        idleTimeoutSeconds = try arguments.option(Self.idleTimeout, as: "a whole number of seconds from 1 to 86400") {
+            Int($0).flatMap { (1...86400).contains($0) ? $0 : nil }
+        } ?? 30
         isQuiet = arguments.flag(Self.quiet)
         path = try arguments.positional(SetCommand.file)
     }
@@ -130,7 +155,9 @@ struct ServeCommand: ParsableCommand {
         let dataset = try Dataset(path: path, readOnly: isReadOnly, maxRecords: maxRecordCount, queryTimeLimit: queryTimeLimit,
                                   readerLimit: threadCount)
         let configuration = ServerConfiguration(listen: address, threads: threadCount, maxBodyBytes: maxBodyBytes,
-                                                tokens: tokenTable, accessLog: !isQuiet,
+                                                connectionLimit: connectionLimit,
+                                                connectionsPerAddressLimit: min(connectionsPerAddressLimit, connectionLimit),
+                                                idleTimeoutSeconds: idleTimeoutSeconds, tokens: tokenTable, accessLog: !isQuiet,
                                                 sketchSessionLimit: sketchSessionLimit, sketchIdleSeconds: sketchIdleSeconds)
         let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.routes(for: configuration),
                                 configuration: configuration)

@@ -52,7 +52,7 @@ public final class HTTPServer: @unchecked Sendable {
             if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
             return annolink_mhd_start(
                 flags, socketAddress, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
-                UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit,
+                UInt32(configuration.connectionsPerAddressLimit), UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit,
                 { context, connection, url, method, _, uploadData, uploadSize, requestContext in
                     guard let context, let connection, let url, let method, let uploadSize, let requestContext else { return MHD_Result.NO }
                     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()

@@ -12,7 +12,13 @@ public struct ServerConfiguration: Sendable {
     /// The most connections open at once (`MHD_OPTION_CONNECTION_LIMIT`); more wait in the
     /// listen queue.
     public var connectionLimit: Int
-    /// Seconds after which an idle connection is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
+    /// The most connections open at once from one IP address
+    /// (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`), so that one client cannot take every connection
+    /// (slow clients holding them open, say); more from that address are closed at once.
+    public var connectionsPerAddressLimit: Int
+    /// Seconds after which a connection that sends nothing is closed
+    /// (`MHD_OPTION_CONNECTION_TIMEOUT`): an idle keep-alive connection, or a client that
+    /// stopped sending its request part-way.
     public var idleTimeoutSeconds: Int
     /// Bytes libmicrohttpd may use per connection for the request line and header fields
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a longer header is answered 431 or 414.
@@ -27,13 +33,14 @@ public struct ServerConfiguration: Sendable {
     public var sketchIdleSeconds: Double
 
     public init(listen: ListenAddress = .loopback(port: 8080), threads: Int = 8, maxBodyBytes: Int = 10 * 1024 * 1024,
-                connectionLimit: Int = 256, idleTimeoutSeconds: Int = 30, connectionMemoryLimit: Int = 128 * 1024,
+                connectionLimit: Int = 256, connectionsPerAddressLimit: Int = 64, idleTimeoutSeconds: Int = 30, connectionMemoryLimit: Int = 128 * 1024,
                 tokens: TokenTable? = nil, accessLog: Bool = true,
                 sketchSessionLimit: Int = SketchRoutes.defaultLimit, sketchIdleSeconds: Double = SketchRoutes.defaultIdleSeconds) {
         self.listen = listen
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
+        self.connectionsPerAddressLimit = connectionsPerAddressLimit
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.connectionMemoryLimit = connectionMemoryLimit
         self.tokens = tokens

@@ -10,11 +10,14 @@
 
 /// Starts a daemon listening on `address` (a sockaddr_in or sockaddr_in6; add MHD_USE_IPv6 to
 /// `flags` for the latter) with `threads` polling threads (MHD_OPTION_THREAD_POOL_SIZE; 0 or 1
-/// means one), at most `connection_limit` connections, idle connections closed after
-/// `timeout_seconds`, every request to `handler` and every finished request to `completed`.
+/// means one), at most `connection_limit` connections, of which at most `per_address_limit`
+/// from one IP address (MHD_OPTION_PER_IP_CONNECTION_LIMIT; 0: no such limit), connections
+/// silent for `timeout_seconds` closed, every request to `handler` and every finished request
+/// to `completed`.
 /// Returns NULL when the daemon cannot start (the port is taken, the address is not local).
 static inline struct MHD_Daemon *annolink_mhd_start(unsigned int flags, const struct sockaddr *address, unsigned int threads,
-                                                    unsigned int connection_limit, unsigned int timeout_seconds,
+                                                    unsigned int connection_limit, unsigned int per_address_limit,
+                                                    unsigned int timeout_seconds,
                                                     size_t memory_limit,
                                                     MHD_AccessHandlerCallback handler, void *handler_context,
                                                     MHD_RequestCompletedCallback completed, void *completed_context) {
@@ -22,6 +25,7 @@ static inline struct MHD_Daemon *annolink_mhd_start(unsigned int flags, const st
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,

@@ -103,11 +103,13 @@ struct OGCServeTests {
         defer { _ = server.stop() }
         let st = try Harness.venvTool("st")
         // Every check, on the top-level paths and three collections (a point layer, a line
-        // layer, an annotation layer: the others' paths are the same with other property types).
+        // layer, an annotation layer: the others' paths are the same with other property types);
+        // `--long`: every path, 50 examples each (docs/reliability.md has its figures).
+        let long = ProcessInfo.processInfo.environment["ANNOLINK_LONG_TESTS"] == "1"
         let result = try Harness.run(st, [
-            "run", server.url + "/ogc/api", "--checks", "all", "--hypothesis-max-examples", "15", "--hypothesis-seed", "7", "--workers", "2",
-            "--include-path-regex", "^/ogc/(api|conformance|collections)?$|Loudoun_Address_Points_1|ParcelLines_1|Loudoun_Address_PointsAnno_1",
-        ])
+            "run", server.url + "/ogc/api", "--checks", "all", "--hypothesis-max-examples", long ? "50" : "15", "--hypothesis-seed", "7",
+            "--workers", "2",
+        ] + (long ? [] : ["--include-path-regex", "^/ogc/(api|conformance|collections)?$|Loudoun_Address_Points_1|ParcelLines_1|Loudoun_Address_PointsAnno_1"]))
         #expect(result.status == 0, "\(result.stdout.suffix(4000))")
         #expect(result.stdout.contains("not_a_server_error"))
         #expect(!server.stderr.contains(" 500 "), "a 500 in the access log")

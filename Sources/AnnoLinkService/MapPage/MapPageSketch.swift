@@ -316,6 +316,9 @@ extension MapPageModule {
           return true;
         }
         if (!session) return false;
+        // The core's keyboard tap (Enter or Space on the map): in the reticle tool those keys
+        // press the reticle button (the keydown handler below), so the tap is not the session's.
+        if (e.keyboard && session.tool === 'reticle') return true;
         if (Date.now() - draggedAt < 500) return true;
         const p = e.containerPoint;
         await act({ action: 'tap', at: [p.x, p.y] }, true);

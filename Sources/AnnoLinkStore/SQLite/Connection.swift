@@ -292,12 +292,35 @@ public final class Connection {
         guard rc == SQLITE_DONE, finish == SQLITE_OK else { throw destination.lastError(code: rc == SQLITE_DONE ? finish : rc) }
     }
 
-    /// Runs `body` in a read transaction so that every read sees one snapshot.
+    /// Runs `body` in a read transaction so that every read sees one snapshot, and the newest
+    /// snapshot at that.
+    ///
+    /// Statements left part-way through their rows (a cached statement stepped to a row and
+    /// not to its end: a page of `LIMIT` rows, a first match) are reset before the transaction
+    /// begins and before it ends. SQLite keeps a connection's read snapshot while one of its
+    /// statements is in progress, COMMIT or not: left alone, such a statement pins the
+    /// snapshot, so every later read on the connection sees the file as it was then, and a
+    /// WAL file cannot be checkpointed past it and grows without bound (found by
+    /// scripts/serve-load: `annolink serve` answered old values after paged reads).
     public func read<T>(_ body: () throws -> T) throws -> T {
         if isInTransaction { return try body() }
+        resetStatementsInProgress()
         try execute("BEGIN DEFERRED")
-        defer { if isInTransaction { try? execute("COMMIT") } }
+        defer {
+            resetStatementsInProgress()
+            if isInTransaction { try? execute("COMMIT") }
+        }
         return try body()
+    }
+
+    /// Resets every statement of this connection that has begun and not reached its end
+    /// (`sqlite3_stmt_busy`), cached or not, found with `sqlite3_next_stmt`.
+    public func resetStatementsInProgress() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
+        }
     }
 }
 

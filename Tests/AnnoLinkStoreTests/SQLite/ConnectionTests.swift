@@ -52,6 +52,24 @@ struct ConnectionTests {
         #expect(notADatabase?.message == "file is not a database")
     }
 
+    @Test("a read after a statement left part-way sees the newest snapshot, and the WAL can be checkpointed")
+    func readAfterAStatementLeftOnARow() throws {
+        let d = try TemporaryDirectory()
+        let writer = try table(d)
+        try writer.write { for i in 0..<5 { try writer.execute("INSERT INTO t (name) VALUES ('row \(i)')") } }
+        let reader = try Connection(path: d.path("test.sqlite"), mode: .readOnly)
+        // A first page of a longer list: the cached statement stays on its row.
+        try reader.read {
+            let page = try reader.prepare("SELECT name FROM t ORDER BY id LIMIT 10")
+            #expect(try page.step())
+        }
+        try writer.write { try writer.execute("UPDATE t SET name = 'changed' WHERE id = 1") }
+        #expect(try reader.read { try reader.scalarText("SELECT name FROM t WHERE id = 1") } == "changed")
+        // Nothing pins an old snapshot: a checkpoint copies every frame of the WAL.
+        let checkpoint = try writer.rows("PRAGMA wal_checkpoint(PASSIVE)")[0]
+        #expect(checkpoint[1] == checkpoint[2], "frames in the WAL, frames checkpointed: \(checkpoint)")
+    }
+
     @Test("write commits: another connection sees the rows")
     func writeCommits() throws {
         let d = try TemporaryDirectory()
