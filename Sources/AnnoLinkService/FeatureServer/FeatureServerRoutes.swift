@@ -30,6 +30,8 @@ public struct FeatureServerRoutes: Routes {
             return try answer(json, format: format)
         } catch let error as FeatureServerError {
             return Self.errorResponse(error, pretty: pretty)
+        } catch ServiceError.notOnThisStore(let what) {
+            return Self.errorResponse(.unsupported(ServiceError.notOnThisStore(what).description), pretty: pretty)
         } catch let error as ServiceError {
             return Self.errorResponse(.internalError(error.description), pretty: pretty)
         } catch {
@@ -78,9 +80,9 @@ public struct FeatureServerRoutes: Routes {
         let maxRecordCount = max(1, dataset.maxRecords)
         switch rest.count {
         case 0:
-            return try dataset.read { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
+            return try dataset.readStore { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
         case 1 where rest[0] == "layers":
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 return .object([("layers", .array(layers.map { layerResource($0, mayEdit: mayEdit, maxRecordCount: maxRecordCount) })), ("tables", .array([]))])
             }
@@ -92,13 +94,13 @@ public struct FeatureServerRoutes: Routes {
         guard let id = Int(rest[0]), id >= 0 else { throw FeatureServerError.notFound("Layer") }
         switch rest.count {
         case 1:
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
                 return layerResource(layers[id], mayEdit: mayEdit, maxRecordCount: maxRecordCount)
             }
         case 2 where rest[1] == "query":
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
                 let query = try FeatureServerQuery(parameters: request.parameters, layer: layers[id], package: package,

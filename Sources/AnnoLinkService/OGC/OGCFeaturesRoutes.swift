@@ -52,6 +52,7 @@ public struct OGCFeaturesRoutes: Routes {
         switch error {
         case let e as OGCException: return e
         case ServiceError.readOnly: return OGCException(status: 403, code: "Forbidden", description: "the server is read-only (--read-only)")
+        case ServiceError.notOnThisStore: return OGCException(status: 501, code: "NotImplemented", description: "\(error)")
         case let e as ServiceError: return OGCException(status: 503, code: "QueryTimeLimitExceeded", description: e.description)
         case let e as StoreError:
             if case .unknownFeature = e { return .notFound("\(e)") }
@@ -119,7 +120,7 @@ public struct OGCFeaturesRoutes: Routes {
         // their own; a method the resource does not take is checked here first).
         if !resource.methods.contains(request.method) {
             switch resource {
-            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.read { try OGCCollection.named(id, in: $0, tools: tools) }
+            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
             default: break
             }
         }
@@ -166,7 +167,7 @@ public struct OGCFeaturesRoutes: Routes {
             return HTTPResponse(status: 200, contentType: Self.openAPIType, body: try document.bytes())
         case (.collections, _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let collections = try OGCCollection.all(in: package, tools: tools)
                 var json = JSONWriter()
                 try json.object {
@@ -178,7 +179,7 @@ public struct OGCFeaturesRoutes: Routes {
             }
         case (.collection(let id), _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 var json = JSONWriter()
                 try OGCCollection.named(id, in: package, tools: tools).write(to: &json, base: base, tools: tools)
                 return Self.ok(json, type: "application/json")
@@ -216,7 +217,7 @@ public struct OGCFeaturesRoutes: Routes {
     }
 
     private func items(_ request: HTTPRequest, collectionID: String, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
-        try dataset.read { package in
+        try dataset.readStore { package in
             let collection = try OGCCollection.named(collectionID, in: package, tools: tools)
             let query = try OGCItemsQuery(request.parameters, collection: collection, defaultLimit: limits(dataset).default,
                                           maximumLimit: limits(dataset).maximum)
