@@ -73,7 +73,7 @@ public final class Dataset: @unchecked Sendable {
             name = try first.connection.query("SELECT current_database()").scalar?.textValue ?? "annolink"
             storeReaders = Pool(first: first, limit: max(1, readerLimit)) { try PostGISStore(path) }
             storeWriters = readOnly ? nil : Pool(first: nil, limit: max(1, readerLimit)) { EditService(store: try PostGISStore(path)) }
-            listener = try JournalListener(connectionString: path)
+            listener = try JournalListener(connectionString: path, maxWaiters: max(1, readerLimit / 2))
             readers = nil
             writer = nil
             return
@@ -216,7 +216,8 @@ public final class Dataset: @unchecked Sendable {
     public var journalNotifications: Int? { listener?.count }
 
     /// Waits up to `timeout` seconds for a journal notification beyond the `seen`-th; returns
-    /// the count then. Returns at once on a GeoPackage (nil).
+    /// the count then. Returns at once on a GeoPackage (nil), and when half the server's threads
+    /// (`readerLimit / 2`) are waiting already.
     public func waitForJournalNotification(after seen: Int, timeout: Double) -> Int? {
         listener?.wait(after: seen, timeout: timeout)
     }

@@ -15,13 +15,17 @@ final class JournalListener: @unchecked Sendable {
     private var thread: Thread?
     /// The connection the thread starts with (handed over once, then only the thread uses it).
     private var firstConnection: PostgreSQLConnection?
+    /// The most requests that may wait at once (each holds one of the server's threads).
+    private let maxWaiters: Int
+    private var waiters = 0
 
     /// Connects and starts listening (the first `LISTEN` happens before this returns, so an
     /// edit committed after the server started is heard).
     ///
     /// - Throws: `PostgreSQLError` when the server cannot be reached.
-    init(connectionString: String) throws {
+    init(connectionString: String, maxWaiters: Int) throws {
         self.connectionString = connectionString
+        self.maxWaiters = max(1, maxWaiters)
         firstConnection = try Self.connect(connectionString)
         let thread = Thread { [weak self] in self?.run() }
         thread.name = "annolink journal listener"
@@ -43,11 +47,15 @@ final class JournalListener: @unchecked Sendable {
     }
 
     /// Waits until more than `seen` notifications were heard, or `timeout` seconds passed;
-    /// returns the count.
+    /// returns the count. Returns at once when `maxWaiters` requests wait already, so that
+    /// waiting pages never take all of the server's threads.
     func wait(after seen: Int, timeout: Double) -> Int {
         let deadline = Date().addingTimeInterval(max(0, timeout))
         condition.lock()
         defer { condition.unlock() }
+        guard waiters < maxWaiters else { return heard }
+        waiters += 1
+        defer { waiters -= 1 }
         while heard <= seen, !stopping, condition.wait(until: deadline) {}
         return heard
     }
