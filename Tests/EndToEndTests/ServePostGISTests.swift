@@ -62,6 +62,10 @@ struct ServePostGISTests {
         let boxed = try query(server, service(data) + "/\(layer)/query",
                               [("geometry", box), ("geometryType", "esriGeometryEnvelope"), ("returnIdsOnly", "true"), ("f", "json")])
         #expect((boxed["objectIds"] as? [Any])?.count == Int(inBox))
+        // A where clause SQLite's rules allow but PostgreSQL has no function for: Esri's 400, not a crash.
+        let foreign = try query(server, service(data) + "/\(layer)/query",
+                                [("where", "instr(ST_STR_NAM, 'A') > 0"), ("returnCountOnly", "true"), ("f", "json")])
+        #expect((foreign["error"] as? [String: Any])?["code"] as? Int == 400, "\(foreign)")
         // A page of features with attributes and geometry.
         let page = try query(server, service(data) + "/\(layer)/query",
                              [("where", "1=1"), ("outFields", "*"), ("resultRecordCount", "3"), ("orderByFields", "fid"), ("f", "json")])

@@ -1,4 +1,5 @@
 import AnnoLinkAnnotation
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -34,6 +35,10 @@ public struct FeatureServerRoutes: Routes {
             return Self.errorResponse(.unsupported(ServiceError.notOnThisStore(what).description), pretty: pretty)
         } catch let error as ServiceError {
             return Self.errorResponse(.internalError(error.description), pretty: pretty)
+        } catch let error as PostgreSQLError where ["42", "22"].contains(error.sqlState?.prefix(2) ?? "") {
+            // A where clause SQLite's rules allow but PostgreSQL cannot run (a function it does
+            // not have, a type it will not compare): the caller's input, not the server's fault.
+            return Self.errorResponse(.invalidParameter("where", "PostgreSQL cannot run it: \(error.message)"), pretty: pretty)
         } catch {
             return Self.errorResponse(.internalError("\(error)"), pretty: pretty)
         }
