@@ -30,8 +30,8 @@ struct ServeCommand: ParsableCommand {
             edit a connection and a PostgreSQL transaction of its own with its rows locked, so
             any number of servers may serve one database; GET /journal?key=KEY&wait=SECONDS
             waits for another server's edit (LISTEN). Not served from PostGIS yet: the map
-            page's tiles and sketches, single OGC items and OGC edits, /ogc/api (they answer
-            501). See docs/postgis.md.
+            page's /coordinates and /render.png, sketch sessions, single OGC items and OGC
+            edits (they answer 501). See docs/postgis.md.
             """,
         exitStatus: "0 stopped by SIGTERM or SIGINT, 64 bad usage, 65 not a GeoPackage or bad token file, 66 no such file or database, 74 login refused, 75 the address is in use or the database server unreachable.",
         note: """

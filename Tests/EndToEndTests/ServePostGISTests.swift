@@ -93,6 +93,9 @@ struct ServePostGISTests {
         let collection = try server.request("/ogc/collections/\(Self.points)?f=json")
         #expect(collection.status == 200, "\(collection.text)")
 
+        let api = try server.request("/ogc/api?f=json")
+        #expect(api.status == 200, "\(api.text)")
+        #expect(api.text.contains("/collections/\(Self.points)/items"))
         // Not served from PostGIS yet: a well-formed refusal (OGC exception, Esri error), not a crash.
         let one = try server.request("/ogc/collections/\(Self.points)/items/\(fid)?f=json")
         #expect(one.status == 501, "\(one.text)")

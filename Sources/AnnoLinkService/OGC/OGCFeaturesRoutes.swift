@@ -153,11 +153,15 @@ public struct OGCFeaturesRoutes: Routes {
         case (.api, _):
             try Self.negotiate(request, offered: [Self.openAPIType, "application/vnd.oai.openapi+json", "application/json"],
                               formats: ["json": Self.openAPIType, "oas30": Self.openAPIType])
-            let (collections, examples) = try dataset.read { package in
+            let (collections, examples) = try dataset.readStore { package in
                 let collections = try OGCCollection.all(in: package, tools: tools)
                 let examples = try collections.reduce(into: [String: Int64]()) { examples, c in
-                    examples[c.id] = try package.connection.scalarInt(
-                        "SELECT min(\(quoteIdentifier(c.table.primaryKey))) FROM \(quoteIdentifier(c.table.name))")
+                    // The smallest fid, through the store (either kind).
+                    var first = FeatureQuery(table: c.table)
+                    first.columns = []
+                    first.readsGeometry = false
+                    first.limit = 1
+                    examples[c.id] = try first.page(in: package).rows.first?.fid
                 }
                 return (collections, examples)
             }
