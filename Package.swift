@@ -44,7 +44,7 @@ let package = Package(
         // map editor's page (its exported image drawn by AnnoLinkRender).
         .target(name: "AnnoLinkService", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkRender", "AnnoLinkSketch",
-            "CMicroHTTPD",
+            "AnnoLinkPostGIS", "CMicroHTTPD",
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",

@@ -1,11 +1,12 @@
 import AnnoLinkService
 import Foundation
 
-/// `annolink serve`: the GeoPackage as an HTTP editing backend (docs/serve.md).
+/// `annolink serve`: a GeoPackage or a PostGIS data set as an HTTP editing backend
+/// (docs/serve.md, docs/postgis.md).
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "serve a GeoPackage over HTTP (GeoServices FeatureServer, OGC API Features, a map editor)",
+        abstract: "serve a GeoPackage or PostGIS data set over HTTP (GeoServices FeatureServer, OGC API Features, a map editor)",
         discussion: """
             Serves FILE.gpkg over HTTP until stopped with SIGTERM or SIGINT (Ctrl-C): Esri's
             GeoServices FeatureServer at /arcgis/rest/services/NAME/FeatureServer and OGC API -
@@ -28,8 +29,16 @@ struct ServeCommand: ParsableCommand {
 
             Unless --read-only, the file is switched to WAL journaling, so that reads never
             wait for the writer. Edits are made one at a time.
+
+            FILE may be a PostGIS database instead (postgresql://… or PG:…, as 'annolink copy'
+            made it; NAME is then the database's name): reads use a pool of connections, each
+            edit a connection and a PostgreSQL transaction of its own with its rows locked, so
+            any number of servers may serve one database; GET /journal?key=KEY&wait=SECONDS
+            waits for another server's edit (LISTEN). Not served from PostGIS yet: the map
+            page's /coordinates and /render.png, sketch sessions, single OGC items and OGC
+            edits (they answer 501). See docs/postgis.md.
             """,
-        exitStatus: "0 stopped by SIGTERM or SIGINT, 64 bad usage, 65 not a GeoPackage or bad token file, 66 no such file, 75 the address is in use.",
+        exitStatus: "0 stopped by SIGTERM or SIGINT, 64 bad usage, 65 not a GeoPackage or bad token file, 66 no such file or database, 74 login refused, 75 the address is in use or the database server unreachable.",
         note: """
             Security: with --tokens, requests without a valid token may only read, and a 'read'
             token may only read; without --tokens anyone who can connect may edit, so keep the

@@ -1,5 +1,6 @@
 import AnnoLinkEngine
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 
 /// A read of one feature table as the service interfaces ask for it: a checked SQL condition,
@@ -101,8 +102,12 @@ public struct FeatureQuery {
 
     /// Calls `body` with every matching row in order, ignoring `offset` and `limit`; `body`
     /// returns false to stop.
-    private func forEachMatch(in package: GeoPackage, geometry needed: Bool, attributes: [String],
+    private func forEachMatch(in package: any FeatureStore, geometry needed: Bool, attributes: [String],
                               sqlPaging: (offset: Int, limit: Int)?, _ body: (Row) throws -> Bool) throws {
+        if let store = package as? PostGISStore {
+            return try forEachMatch(in: store, geometry: needed, attributes: attributes, sqlPaging: sqlPaging, body)
+        }
+        guard let package = package as? GeoPackage else { throw StoreError.notSupported("serving features from \(package.location)") }
         var bindings: [SQLValue] = []
         let readGeometry = needed || spatialTest != nil
         var list = [quoteIdentifier(table.primaryKey)]
@@ -143,10 +148,33 @@ public struct FeatureQuery {
         }
     }
 
+    /// `forEachMatch` on PostGIS: the store reads the rows (the envelope through the GiST
+    /// index, `&&` with `ST_MakeEnvelope`), the exact test runs here as on a GeoPackage.
+    private func forEachMatch(in store: PostGISStore, geometry needed: Bool, attributes: [String],
+                              sqlPaging: (offset: Int, limit: Int)?, _ body: (Row) throws -> Bool) throws {
+        let readGeometry = needed || spatialTest != nil
+        let filter = PostGISStore.ServedFilter(condition: condition, fids: featureIDs, envelope: envelope)
+        let rows = try store.servedRows(table, filter: filter, columns: attributes, geometry: readGeometry,
+                                        order: order.map { ($0.column, $0.descending) }, offset: sqlPaging?.offset ?? 0,
+                                        limit: sqlPaging.flatMap { $0.limit < 0 ? nil : $0.limit })
+        let engine = spatialTest == nil ? nil : try GeometryEngine()
+        for row in rows {
+            if let engine, let test = spatialTest {
+                guard let geometry = row.geometry else { continue }
+                switch test {
+                case .intersects(let other): guard try engine.intersects(geometry, other) else { continue }
+                case .withinDistance(let other, let distance): guard try engine.isWithinDistance(distance, geometry, other) else { continue }
+                }
+            }
+            let values = zip(attributes, row.values).map { (column: $0.0, value: $0.1) }
+            guard try body(Row(fid: row.fid, geometry: needed ? row.geometry : nil, values: values)) else { break }
+        }
+    }
+
     /// The page of rows from `offset`, at most `limit`, and whether more matched.
     ///
     /// - Throws: `SQLiteError`, `StoreError.corruptGeometry`, GEOS errors of the exact test.
-    public func page(in package: GeoPackage) throws -> Page {
+    public func page(in package: any FeatureStore) throws -> Page {
         var rows: [Row] = []
         var hasMore = false
         let attributes = attributeColumns
@@ -175,7 +203,7 @@ public struct FeatureQuery {
     /// then only the page's rows are read.
     ///
     /// - Throws: as `page(in:)`.
-    public func pageAndCount(in package: GeoPackage) throws -> (rows: [Row], count: Int) {
+    public func pageAndCount(in package: any FeatureStore) throws -> (rows: [Row], count: Int) {
         guard spatialTest != nil else { return (try page(in: package).rows, try count(in: package)) }
         let ids = try matchingIDs(in: package)
         var pageQuery = self
@@ -189,8 +217,11 @@ public struct FeatureQuery {
     }
 
     /// How many features match (offset and limit ignored).
-    public func count(in package: GeoPackage) throws -> Int {
-        if spatialTest == nil {
+    public func count(in package: any FeatureStore) throws -> Int {
+        if spatialTest == nil, let store = package as? PostGISStore {
+            return try store.servedCount(table, filter: PostGISStore.ServedFilter(condition: condition, fids: featureIDs, envelope: envelope))
+        }
+        if spatialTest == nil, let package = package as? GeoPackage {
             var bindings: [SQLValue] = []
             let sql = "SELECT count(*) FROM \(quoteIdentifier(table.name))" + whereClause(&bindings)
             return Int(try package.connection.scalarInt(sql, bindings) ?? 0)
@@ -201,7 +232,7 @@ public struct FeatureQuery {
     }
 
     /// The ids of every matching feature, in order (offset and limit ignored).
-    public func matchingIDs(in package: GeoPackage) throws -> [Int64] {
+    public func matchingIDs(in package: any FeatureStore) throws -> [Int64] {
         var ids: [Int64] = []
         try forEachMatch(in: package, geometry: false, attributes: [], sqlPaging: nil) { ids.append($0.fid); return true }
         return ids
@@ -209,7 +240,7 @@ public struct FeatureQuery {
 
     /// The envelope of every matching feature in the table's CRS, and how many matched; nil
     /// envelope when none has a geometry.
-    public func extent(in package: GeoPackage) throws -> (envelope: Envelope?, count: Int) {
+    public func extent(in package: any FeatureStore) throws -> (envelope: Envelope?, count: Int) {
         var envelope: Envelope?
         var n = 0
         try forEachMatch(in: package, geometry: true, attributes: [], sqlPaging: nil) { row in

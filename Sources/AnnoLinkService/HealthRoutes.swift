@@ -15,7 +15,7 @@ public struct HealthRoutes: Routes {
             return refusal
         }
         do {
-            _ = try dataset.read { package in try package.featureTableNames() }
+            _ = try dataset.readStore { store in try store.featureTableNames() }
             return try .json(Health(status: "ok", dataset: dataset.name, readOnly: dataset.readOnly, caller: CallerDescription(request.caller)))
         } catch {
             return .problem(status: 503, detail: "the dataset cannot be read: \(error)")

@@ -38,6 +38,7 @@ public struct JournalRoutes: Routes {
             case "":
                 guard request.method == "GET" || request.method == "HEAD" else { return Self.notAllowed(path, allow: "GET, HEAD") }
                 if request.caller == .invalidToken { throw Refusal.unauthorized("the token is not valid", invalid: true) }
+                try Self.waitForChange(request, dataset: dataset)
                 return Self.answer(try Self.state(dataset, caller: request.caller))
             case "/undo", "/redo":
                 guard request.method == "POST" else { return Self.notAllowed(path, allow: "POST") }
@@ -67,13 +68,14 @@ public struct JournalRoutes: Routes {
         }
     }
 
-    /// The journal's state as `GET /journal` answers it, read fresh from the file.
+    /// The journal's state as `GET /journal` answers it, read fresh from the store. On PostGIS
+    /// `lastChange` is empty (edits there stamp no `last_change`) and `notifications` is how many
+    /// journal notifications this server has heard (`LISTEN`): every server's edits raise it.
     static func state(_ dataset: Dataset, caller: Caller) throws -> JSONText {
-        let (head, lastChange) = try dataset.read { package in
-            (try Journal(package: package).head(),
-             try package.connection.scalarText("SELECT max(last_change) FROM gpkg_contents") ?? "")
-        }
-        return .object([
+        let head = try dataset.journalHead()
+        let lastChange = dataset.kind == .geoPackage
+            ? try dataset.read { try $0.connection.scalarText("SELECT max(last_change) FROM gpkg_contents") ?? "" } : ""
+        var members: [(String, JSONText)] = [
             ("key", .string(head.key + "/" + lastChange)),
             ("lastEntry", .integer(head.lastEntry)),
             ("undo", head.undo.map(json) ?? .null),
@@ -81,7 +83,20 @@ public struct JournalRoutes: Routes {
             ("lastChange", .string(lastChange)),
             ("readOnly", .bool(dataset.readOnly)),
             ("mayEdit", .bool(!dataset.readOnly && caller.mayEdit)),
-        ])
+        ]
+        if let heard = dataset.journalNotifications { members.append(("notifications", .integer(Int64(heard)))) }
+        return .object(members)
+    }
+
+    /// `GET /journal?key=K&wait=S` on PostGIS: when the journal's key is still K, waits up to S
+    /// seconds (at most 25) for a journal notification before answering, so that a page hears of
+    /// another server's edit as it commits instead of at its next poll. Elsewhere answers at once.
+    static func waitForChange(_ request: HTTPRequest, dataset: Dataset) throws {
+        guard let key = request.parameters["key"], let waitText = request.parameters["wait"],
+              let seconds = Double(waitText), seconds > 0, seconds.isFinite, let seen = dataset.journalNotifications else { return }
+        let head = try dataset.journalHead()
+        guard head.key + "/" == key else { return }
+        _ = dataset.waitForJournalNotification(after: seen, timeout: min(seconds, 25))
     }
 
     /// An entry with the keys of `annolink log --json`.
@@ -122,6 +137,7 @@ public struct JournalRoutes: Routes {
             return response
         case Refusal.forbidden(let detail): return .problem(status: 403, detail: detail)
         case ServiceError.readOnly: return .problem(status: 403, detail: "the server is read-only (annolink serve --read-only)")
+        case ServiceError.notOnThisStore: return .problem(status: 501, detail: "\(error)")
         case let e as ServiceError: return .problem(status: 503, detail: e.description)
         case let e as JournalError:
             if case .corrupt = e { return .problem(status: 500, detail: e.description) }

@@ -1,6 +1,7 @@
 import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -166,7 +167,7 @@ struct FeatureServerEdits {
         let rollback = try rollbackOnFailure
         do {
             return try dataset.write(user: request.caller.userName) { service in
-                let layers = try FeatureServerLayer.all(in: service.geoPackage(for: "the FeatureServer's layers"))
+                let layers = try FeatureServerLayer.all(in: service.store)
                 for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
                 var outcomes = [Outcome](repeating: .pending, count: edits.count)
                 guard !edits.isEmpty else { return outcomes }
@@ -436,6 +437,9 @@ struct FeatureServerEdits {
             default: code = 1000
             }
             description = e.message
+        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
+            // Another edit on the same rows won (PostGIS, several editors): nothing was written.
+            (code, description) = (1000, "conflict with another edit, nothing written; try again (\(e.message))")
         default: (code, description) = (1000, "\(error)")
         }
         return .failed(objectID: objectID, code: code, description: description)

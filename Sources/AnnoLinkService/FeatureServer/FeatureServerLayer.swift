@@ -1,4 +1,5 @@
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -25,8 +26,8 @@ struct FeatureServerLayer {
         table.columns.first { $0.name.lowercased() == "globalid" && $0.affinity == .text }
     }
 
-    /// Every layer of `package`, by id.
-    static func all(in package: GeoPackage) throws -> [FeatureServerLayer] {
+    /// Every layer of `package` (a GeoPackage or a PostGIS store), by id.
+    static func all(in package: any FeatureStore) throws -> [FeatureServerLayer] {
         let annotationNames = try package.annotationTableNames()
         let annotationSet = Set(annotationNames.map { $0.lowercased() })
         let featureNames = try package.featureTableNames()
@@ -36,19 +37,31 @@ struct FeatureServerLayer {
         for (id, name) in ordered.enumerated() {
             let table = try package.featureTable(name)
             let isAnnotation = annotationSet.contains(name.lowercased())
-            let contents = try package.connection.rows(
-                "SELECT min_x, min_y, max_x, max_y, description FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
-            var extent: Envelope?
-            if let c = contents, let minX = c[0].doubleValue, let minY = c[1].doubleValue, let maxX = c[2].doubleValue, let maxY = c[3].doubleValue {
-                extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-            }
+            let (extent, description) = try recordedContents(of: table.name, in: package)
             layers.append(FeatureServerLayer(
                 id: id, table: table, isAnnotation: isAnnotation,
                 classes: classes.filter { (isAnnotation ? $0.annotationTable : $0.originTable).lowercased() == name.lowercased() },
                 srs: try package.spatialReferenceSystem(table.srsID), extent: extent,
-                description: contents?[4].textValue ?? ""))
+                description: description))
         }
         return layers
+    }
+
+    /// The extent and description the store records for `table` (`gpkg_contents`, or
+    /// `annolink.contents` on PostGIS).
+    static func recordedContents(of table: String, in store: any FeatureStore) throws -> (extent: Envelope?, description: String) {
+        if let store = store as? PostGISStore {
+            let contents = try store.recordedContents(of: table)
+            return (contents.extent, contents.description)
+        }
+        guard let package = store as? GeoPackage else { return (nil, "") }
+        let contents = try package.connection.rows(
+            "SELECT min_x, min_y, max_x, max_y, description FROM gpkg_contents WHERE table_name = ?", [.text(table)]).first
+        var extent: Envelope?
+        if let c = contents, let minX = c[0].doubleValue, let minY = c[1].doubleValue, let maxX = c[2].doubleValue, let maxY = c[3].doubleValue {
+            extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        }
+        return (extent, contents?[4].textValue ?? "")
     }
 
     // MARK: Esri descriptions

@@ -26,7 +26,7 @@ struct FeatureServerQuery {
     /// Parses the parameters of a query on `layer`.
     ///
     /// - Throws: `FeatureServerError.invalidParameter` naming the parameter and what was wrong.
-    init(parameters p: [String: String], layer: FeatureServerLayer, package: GeoPackage, maxRecordCount: Int) throws {
+    init(parameters p: [String: String], layer: FeatureServerLayer, package: any FeatureStore, maxRecordCount: Int) throws {
         self.layer = layer
         let table = layer.table
         layerSR = layer.srs.map(EsriSpatialReference.init)
@@ -51,7 +51,7 @@ struct FeatureServerQuery {
         if let text = p["where"], !text.allSatisfy(\.isWhitespace), text.trimmingCharacters(in: .whitespaces) != "1=1" {
             do {
                 // The guard of `translate --where`: one expression, reading this table only.
-                query.condition = try package.connection.condition(text, on: table.name)
+                query.condition = try package.checkedCondition(text, on: table.name)
             } catch let refusal as SQLCondition.Refusal {
                 throw FeatureServerError.invalidParameter("where", "'\(text)' \(refusal.description)")
             }
@@ -203,7 +203,7 @@ struct FeatureServerQuery {
     /// Runs the query and writes the answer (Esri JSON, or GeoJSON when `geoJSON`; indented
     /// when `pretty`). A page of features is written straight through `JSONWriter` as the
     /// whole document (`raw` at the top), not built as a tree first.
-    func run(in package: GeoPackage, geoJSON: Bool, pretty: Bool = false) throws -> JSONText {
+    func run(in package: any FeatureStore, geoJSON: Bool, pretty: Bool = false) throws -> JSONText {
         let table = layer.table
         switch answer {
         case .count:

@@ -1,4 +1,5 @@
 import AnnoLinkAnnotation
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -30,8 +31,14 @@ public struct FeatureServerRoutes: Routes {
             return try answer(json, format: format)
         } catch let error as FeatureServerError {
             return Self.errorResponse(error, pretty: pretty)
+        } catch ServiceError.notOnThisStore(let what) {
+            return Self.errorResponse(.unsupported(ServiceError.notOnThisStore(what).description), pretty: pretty)
         } catch let error as ServiceError {
             return Self.errorResponse(.internalError(error.description), pretty: pretty)
+        } catch let error as PostgreSQLError where ["42", "22"].contains(error.sqlState?.prefix(2) ?? "") {
+            // A where clause SQLite's rules allow but PostgreSQL cannot run (a function it does
+            // not have, a type it will not compare): the caller's input, not the server's fault.
+            return Self.errorResponse(.invalidParameter("where", "PostgreSQL cannot run it: \(error.message)"), pretty: pretty)
         } catch {
             return Self.errorResponse(.internalError("\(error)"), pretty: pretty)
         }
@@ -78,9 +85,9 @@ public struct FeatureServerRoutes: Routes {
         let maxRecordCount = max(1, dataset.maxRecords)
         switch rest.count {
         case 0:
-            return try dataset.read { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
+            return try dataset.readStore { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
         case 1 where rest[0] == "layers":
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 return .object([("layers", .array(layers.map { layerResource($0, mayEdit: mayEdit, maxRecordCount: maxRecordCount) })), ("tables", .array([]))])
             }
@@ -92,13 +99,13 @@ public struct FeatureServerRoutes: Routes {
         guard let id = Int(rest[0]), id >= 0 else { throw FeatureServerError.notFound("Layer") }
         switch rest.count {
         case 1:
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
                 return layerResource(layers[id], mayEdit: mayEdit, maxRecordCount: maxRecordCount)
             }
         case 2 where rest[1] == "query":
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
                 let query = try FeatureServerQuery(parameters: request.parameters, layer: layers[id], package: package,

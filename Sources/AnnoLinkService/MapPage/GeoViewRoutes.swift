@@ -43,6 +43,7 @@ enum GeoViewRoutes {
         } catch let refusal as GeoViewRefusal {
             return .problem(status: refusal.status, detail: refusal.detail)
         } catch let error as ServiceError {
+            if case .notOnThisStore = error { return .problem(status: 501, detail: error.description) }
             return .problem(status: 503, detail: error.description)
         } catch {
             return .problem(status: 500, detail: "\(error)")

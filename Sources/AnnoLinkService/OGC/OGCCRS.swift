@@ -25,7 +25,7 @@ struct OGCCRS: Hashable, Sendable {
 
     /// The CRS of a table's `gpkg_spatial_ref_sys` row, when it is an EPSG one; nil for the
     /// undefined systems and other authorities.
-    static func storage(of table: FeatureTable, in package: GeoPackage, tools: OGCTools) throws -> OGCCRS? {
+    static func storage(of table: FeatureTable, in package: any FeatureStore, tools: OGCTools) throws -> OGCCRS? {
         guard let srs = try package.spatialReferenceSystem(table.srsID), srs.organization.uppercased() == "EPSG",
               srs.organizationCoordsysID > 0 else { return nil }
         let proj = "EPSG:\(srs.organizationCoordsysID)"

@@ -1,4 +1,5 @@
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -24,13 +25,13 @@ struct OGCCollection {
     var id: String { table.name }
 
     /// Every collection of `package`, in `gpkg_contents` order.
-    static func all(in package: GeoPackage, tools: OGCTools) throws -> [OGCCollection] {
+    static func all(in package: any FeatureStore, tools: OGCTools) throws -> [OGCCollection] {
         let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
         return try package.featureTableNames().compactMap { try make($0, annotation: annotation, in: package, tools: tools) }
     }
 
     /// The collection whose id is `id` (exactly as listed).
-    static func named(_ id: String, in package: GeoPackage, tools: OGCTools) throws -> OGCCollection {
+    static func named(_ id: String, in package: any FeatureStore, tools: OGCTools) throws -> OGCCollection {
         guard try package.featureTableNames().contains(id),
               let found = try make(id, annotation: Set(try package.annotationTableNames().map { $0.lowercased() }), in: package, tools: tools) else {
             throw OGCException.notFound("no collection '\(id)'")
@@ -39,11 +40,21 @@ struct OGCCollection {
     }
 
     /// The collection of feature table `name`; nil when its CRS is not an EPSG one.
-    private static func make(_ name: String, annotation: Set<String>, in package: GeoPackage, tools: OGCTools) throws -> OGCCollection? {
+    private static func make(_ name: String, annotation: Set<String>, in package: any FeatureStore, tools: OGCTools) throws -> OGCCollection? {
         let table = try package.featureTable(name)
         guard let storage = try OGCCRS.storage(of: table, in: package, tools: tools) else { return nil }
-        let row = try package.connection.rows(
-            "SELECT identifier, description, min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first ?? []
+        let row: [SQLValue]
+        if let package = package as? GeoPackage {
+            row = try package.connection.rows(
+                "SELECT identifier, description, min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first ?? []
+        } else if let store = package as? PostGISStore {
+            let contents = try store.recordedContents(of: table.name)
+            let e = contents.extent
+            row = [SQLValue(contents.identifier), .text(contents.description)] +
+                [e?.minX, e?.minY, e?.maxX, e?.maxY].map { $0.map(SQLValue.real) ?? .null }
+        } else {
+            row = []
+        }
         var extent: Envelope?
         if row.count == 6, let minX = row[2].doubleValue, let minY = row[3].doubleValue, let maxX = row[4].doubleValue, let maxY = row[5].doubleValue,
            minX <= maxX, minY <= maxY {

@@ -52,6 +52,7 @@ public struct OGCFeaturesRoutes: Routes {
         switch error {
         case let e as OGCException: return e
         case ServiceError.readOnly: return OGCException(status: 403, code: "Forbidden", description: "the server is read-only (--read-only)")
+        case ServiceError.notOnThisStore: return OGCException(status: 501, code: "NotImplemented", description: "\(error)")
         case let e as ServiceError: return OGCException(status: 503, code: "QueryTimeLimitExceeded", description: e.description)
         case let e as StoreError:
             if case .unknownFeature = e { return .notFound("\(e)") }
@@ -119,7 +120,7 @@ public struct OGCFeaturesRoutes: Routes {
         // their own; a method the resource does not take is checked here first).
         if !resource.methods.contains(request.method) {
             switch resource {
-            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.read { try OGCCollection.named(id, in: $0, tools: tools) }
+            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
             default: break
             }
         }
@@ -152,11 +153,15 @@ public struct OGCFeaturesRoutes: Routes {
         case (.api, _):
             try Self.negotiate(request, offered: [Self.openAPIType, "application/vnd.oai.openapi+json", "application/json"],
                               formats: ["json": Self.openAPIType, "oas30": Self.openAPIType])
-            let (collections, examples) = try dataset.read { package in
+            let (collections, examples) = try dataset.readStore { package in
                 let collections = try OGCCollection.all(in: package, tools: tools)
                 let examples = try collections.reduce(into: [String: Int64]()) { examples, c in
-                    examples[c.id] = try package.connection.scalarInt(
-                        "SELECT min(\(quoteIdentifier(c.table.primaryKey))) FROM \(quoteIdentifier(c.table.name))")
+                    // The smallest fid, through the store (either kind).
+                    var first = FeatureQuery(table: c.table)
+                    first.columns = []
+                    first.readsGeometry = false
+                    first.limit = 1
+                    examples[c.id] = try first.page(in: package).rows.first?.fid
                 }
                 return (collections, examples)
             }
@@ -166,7 +171,7 @@ public struct OGCFeaturesRoutes: Routes {
             return HTTPResponse(status: 200, contentType: Self.openAPIType, body: try document.bytes())
         case (.collections, _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 let collections = try OGCCollection.all(in: package, tools: tools)
                 var json = JSONWriter()
                 try json.object {
@@ -178,7 +183,7 @@ public struct OGCFeaturesRoutes: Routes {
             }
         case (.collection(let id), _):
             try Self.negotiate(request, offered: ["application/json"], formats: ["json": "application/json"])
-            return try dataset.read { package in
+            return try dataset.readStore { package in
                 var json = JSONWriter()
                 try OGCCollection.named(id, in: package, tools: tools).write(to: &json, base: base, tools: tools)
                 return Self.ok(json, type: "application/json")
@@ -216,7 +221,7 @@ public struct OGCFeaturesRoutes: Routes {
     }
 
     private func items(_ request: HTTPRequest, collectionID: String, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
-        try dataset.read { package in
+        try dataset.readStore { package in
             let collection = try OGCCollection.named(collectionID, in: package, tools: tools)
             let query = try OGCItemsQuery(request.parameters, collection: collection, defaultLimit: limits(dataset).default,
                                           maximumLimit: limits(dataset).maximum)

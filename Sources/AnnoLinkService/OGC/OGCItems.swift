@@ -109,7 +109,7 @@ struct OGCItemsPage {
     /// The features of `collection` that `query` selects, the page of them it asks for, read
     /// by `FeatureQuery`: the bbox through the R-tree (where the table has one), then exactly
     /// with GEOS.
-    static func read(_ query: OGCItemsQuery, collection: OGCCollection, package: GeoPackage, tools: OGCTools) throws -> OGCItemsPage {
+    static func read(_ query: OGCItemsQuery, collection: OGCCollection, package: any FeatureStore, tools: OGCTools) throws -> OGCItemsPage {
         var read = FeatureQuery(table: collection.table)
         read.offset = query.offset
         read.limit = query.limit
@@ -117,7 +117,10 @@ struct OGCItemsPage {
             read.envelope = Geometry.polygon(box).envelope
             read.spatialTest = .intersects(.polygon(box))
         }
-        let (rows, matched) = try package.connection.read { try read.pageAndCount(in: package) }
+        // One snapshot for the page and the count: a GeoPackage read transaction here; on PostGIS
+        // `Dataset.readStore`'s REPEATABLE READ transaction.
+        let (rows, matched) = try (package as? GeoPackage).map { gpkg in try gpkg.connection.read { try read.pageAndCount(in: gpkg) } }
+            ?? read.pageAndCount(in: package)
         let features = rows.map { row in
             Feature(fid: row.fid, geometry: row.geometry,
                     attributes: Dictionary(row.values.map { ($0.column, $0.value) }, uniquingKeysWith: { first, _ in first }))

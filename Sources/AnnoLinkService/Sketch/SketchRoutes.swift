@@ -276,6 +276,7 @@ public struct SketchRoutes: Routes {
         case let e as ServedSketch.Refusal: return RouteError(409, e.description)
         case let e as SketchError: return RouteError(409, e.description)
         case ServiceError.readOnly: return RouteError(403, "the server is read-only (annolink serve --read-only): the sketch cannot be saved")
+        case ServiceError.notOnThisStore: return RouteError(501, "\(error)")
         case let e as ServiceError: return RouteError(503, e.description)
         case let e as EditError: return RouteError(409, e.description)
         case let e as GeometryValidationError: return RouteError(409, e.description)

@@ -1,0 +1,124 @@
+import AnnoLinkGeometry
+import AnnoLinkStore
+
+/// What `annolink serve` reads from a PostGIS data set besides the `FeatureStore` protocol:
+/// features by ids, envelope and where clause (the envelope through the GiST index with `&&`
+/// on `ST_MakeEnvelope`), the tables' recorded extents, and where the journal stands.
+extension PostGISStore {
+    /// Which rows a served read takes: all of them must hold.
+    public struct ServedFilter {
+        /// A condition this store checked (`checkedCondition`) on the table.
+        public var condition: SQLCondition?
+        /// Only these fids (nil: any).
+        public var fids: [Int64]?
+        /// Only rows whose geometry's bounding box meets this one (table CRS units).
+        public var envelope: Envelope?
+
+        public init(condition: SQLCondition? = nil, fids: [Int64]? = nil, envelope: Envelope? = nil) {
+            self.condition = condition
+            self.fids = fids
+            self.envelope = envelope
+        }
+    }
+
+    /// One row of a served read: the fid, the geometry (nil when not read or NULL) and the
+    /// asked columns' values, in the GeoPackage layout's terms.
+    public struct ServedRow {
+        public var fid: Int64
+        public var geometry: Geometry?
+        public var values: [SQLValue]
+    }
+
+    private func whereClause(_ table: FeatureTable, _ filter: ServedFilter, _ parameters: inout [PostgreSQLValue]) throws -> String {
+        var parts: [String] = []
+        if let condition = filter.condition { parts.append(condition.sql) }
+        if let fids = filter.fids {
+            // One text parameter read as an array: the list never becomes SQL text.
+            parameters.append(.text("{" + fids.map(String.init).joined(separator: ",") + "}"))
+            parts.append("u.\(quoteIdentifier(table.primaryKey)) = ANY($\(parameters.count)::text::bigint[])")
+        }
+        if let e = filter.envelope {
+            let srid = try srid(of: table)
+            parameters += [.float8(e.minX), .float8(e.minY), .float8(e.maxX), .float8(e.maxY)]
+            let n = parameters.count
+            parts.append("u.\(quoteIdentifier(table.geometryColumn)) && ST_MakeEnvelope($\(n - 3), $\(n - 2), $\(n - 1), $\(n), \(srid))")
+        }
+        return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
+    }
+
+    /// The rows of `table` that `filter` selects, ordered by `order` (column, descending) and
+    /// then the key, from `offset`, at most `limit` (nil: all), with `columns` (as the table
+    /// spells them) and the geometry when `geometry`.
+    ///
+    /// - Throws: `PostgreSQLError` (a statement timeout is SQLSTATE 57014);
+    ///   `StoreError.corruptGeometry`.
+    public func servedRows(_ table: FeatureTable, filter: ServedFilter, columns: [String], geometry: Bool,
+                           order: [(column: String, descending: Bool)], offset: Int, limit: Int?) throws -> [ServedRow] {
+        var parameters: [PostgreSQLValue] = []
+        var list = ["u." + quoteIdentifier(table.primaryKey)]
+        if geometry { list.append("u." + quoteIdentifier(table.geometryColumn)) }
+        list += columns.map { "u." + quoteIdentifier($0) }
+        var sql = "SELECT \(list.joined(separator: ", ")) FROM \(qualified(table)) AS u" + (try whereClause(table, filter, &parameters))
+        let pk = table.primaryKey.lowercased()
+        var terms = order.map { "u.\(quoteIdentifier($0.column)) \($0.descending ? "DESC" : "ASC")" }
+        if !order.contains(where: { $0.column.lowercased() == pk }) { terms.append("u." + quoteIdentifier(table.primaryKey)) }
+        sql += " ORDER BY " + terms.joined(separator: ", ")
+        if let limit {
+            parameters.append(.int8(Int64(limit)))
+            sql += " LIMIT $\(parameters.count)"
+        }
+        if offset > 0 {
+            parameters.append(.int8(Int64(offset)))
+            sql += " OFFSET $\(parameters.count)"
+        }
+        let first = geometry ? 2 : 1
+        return try connection.query(sql, parameters).rows.map { row in
+            let fid = row[0].integerValue ?? 0
+            return ServedRow(fid: fid, geometry: geometry ? try Self.geometry(row[1], table: table, fid: fid) : nil,
+                             values: row[first...].map(Self.sqlValue))
+        }
+    }
+
+    /// How many rows of `table` `filter` selects.
+    public func servedCount(_ table: FeatureTable, filter: ServedFilter) throws -> Int {
+        var parameters: [PostgreSQLValue] = []
+        let sql = "SELECT count(*) FROM \(qualified(table)) AS u" + (try whereClause(table, filter, &parameters))
+        return Int(try connection.query(sql, parameters).scalar?.integerValue ?? 0)
+    }
+
+    /// What `annolink.contents` records of `table`: identifier, description and extent (the copy
+    /// wrote the extent; edits do not keep it up to date, docs/postgis.md).
+    public func recordedContents(of table: String) throws -> (identifier: String?, description: String, extent: Envelope?) {
+        guard let r = try connection.query(
+            "SELECT min_x, min_y, max_x, max_y, description, identifier FROM annolink.contents WHERE table_name = $1", [.text(table)]).rows.first
+        else { return (nil, "", nil) }
+        var extent: Envelope?
+        if let minX = r[0].doubleValue, let minY = r[1].doubleValue, let maxX = r[2].doubleValue, let maxY = r[3].doubleValue {
+            extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        }
+        return (r[5].textValue, r[4].textValue ?? "", extent)
+    }
+
+    /// Where the journal stands, as `Journal.head()` says it of a GeoPackage: the newest entry's
+    /// id, the entry `undo` would take and the one `redo` would take. An empty journal (or none
+    /// yet) is entry 0 with neither.
+    public func journalHead() throws -> JournalHead {
+        guard try connection.query("SELECT to_regclass('annolink.journal') IS NOT NULL").scalar?.boolValue == true else {
+            return JournalHead(lastEntry: 0, undo: nil, redo: nil)
+        }
+        let columns = #"id, time, command, summary, state, kind, row_count, tables, "user""#
+        let last = try connection.query("SELECT coalesce(max(id), 0) FROM annolink.journal").scalar?.integerValue ?? 0
+        let undo = try connection.query(
+            "SELECT \(columns) FROM annolink.journal WHERE state = 'done' ORDER BY id DESC LIMIT 1").rows.first.map(PostGISJournal.entry)
+        let redo = try connection.query(
+            "SELECT \(columns) FROM annolink.journal WHERE id > $1 AND state = 'undone' ORDER BY id LIMIT 1",
+            [.int8(undo?.id ?? 0)]).rows.first.map(PostGISJournal.entry)
+        return JournalHead(lastEntry: last, undo: undo, redo: redo)
+    }
+}
+
+extension PostGISJournal {
+    /// The channel every committed, undone or redone entry is announced on (`NOTIFY`, the
+    /// entry's id as payload): servers `LISTEN` on it to learn of other processes' edits.
+    public static let notificationChannel = "annolink_journal"
+}

@@ -1,0 +1,198 @@
+import AnnoLinkTestSupport
+import Foundation
+import Testing
+
+/// `annolink serve postgresql://…` (issue 17): the FeatureServer and OGC API reads and edits on
+/// a PostGIS data set, several servers on one database (an edit through one is seen by another,
+/// the journal key changes, `LISTEN` wakes a waiting page), and many clients' edits through two
+/// servers at once, every one accounted for. Needs the throw-away cluster (`scripts/test`).
+@Suite("serve on PostGIS", .serialized)
+struct ServePostGISTests {
+    static let points = "Loudoun_Address_Points_1"
+
+    /// The FeatureServer base of `server` for `data`'s database.
+    func service(_ data: EditedData) -> String { "/arcgis/rest/services/\(data.database!.name)/FeatureServer" }
+
+    /// The FeatureServer layer id of `table`.
+    func layerID(_ server: ServeProcess, _ data: EditedData, _ table: String) throws -> Int {
+        let layers = try #require(try server.request(service(data) + "/layers?f=json").object?["layers"] as? [[String: Any]])
+        return try #require(layers.first { $0["name"] as? String == table }?["id"] as? Int)
+    }
+
+    func query(_ server: ServeProcess, _ path: String, _ parameters: [(String, String)]) throws -> [String: Any] {
+        var components = URLComponents()
+        components.queryItems = parameters.map { URLQueryItem(name: $0.0, value: $0.1) }
+        let reply = try server.request(path + "?" + (components.percentEncodedQuery ?? ""))
+        #expect(reply.status == 200, "\(path): \(reply.text)")
+        return try #require(reply.object, "\(reply.text)")
+    }
+
+    func journal(_ server: ServeProcess) throws -> [String: Any] {
+        let reply = try server.request("/journal")
+        #expect(reply.status == 200, "\(reply.text)")
+        return try #require(reply.object, "\(reply.text)")
+    }
+
+    @Test("FeatureServer query and applyEdits, OGC items, and a well-formed refusal of what PostGIS does not serve yet")
+    func readsAndEdits() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        #expect(try server.request("/health").object?["dataset"] as? String == data.database!.name)
+        let layer = try layerID(server, data, Self.points)
+        let total = try data.query("SELECT count(*) FROM \"\(Self.points)\"")
+
+        // Counts by where clause and by envelope, against psql's own (ST_X/ST_Y, not the index).
+        let all = try query(server, service(data) + "/\(layer)/query", [("where", "1=1"), ("returnCountOnly", "true"), ("f", "json")])
+        #expect("\(all["count"] ?? "")" == total)
+        let whereCount = try query(server, service(data) + "/\(layer)/query",
+                                   [("where", "AD_ADDRESS > 20000"), ("returnCountOnly", "true"), ("f", "json")])
+        #expect("\(whereCount["count"] ?? "")" == (try data.query("SELECT count(*) FROM \"\(Self.points)\" WHERE \"AD_ADDRESS\" > 20000")))
+        let box = try data.query("""
+            SELECT percentile_disc(0.25) WITHIN GROUP (ORDER BY ST_X(geom)) || ',' || percentile_disc(0.25) WITHIN GROUP (ORDER BY ST_Y(geom))
+              || ',' || percentile_disc(0.75) WITHIN GROUP (ORDER BY ST_X(geom)) || ',' || percentile_disc(0.75) WITHIN GROUP (ORDER BY ST_Y(geom))
+            FROM "\(Self.points)"
+            """)
+        let c = box.split(separator: ",").map(String.init)
+        let inBox = try data.query("""
+            SELECT count(*) FROM "\(Self.points)" WHERE ST_X(geom) BETWEEN \(c[0]) AND \(c[2]) AND ST_Y(geom) BETWEEN \(c[1]) AND \(c[3])
+            """)
+        #expect(Int(inBox)! > 0 && inBox != total)
+        let boxed = try query(server, service(data) + "/\(layer)/query",
+                              [("geometry", box), ("geometryType", "esriGeometryEnvelope"), ("returnIdsOnly", "true"), ("f", "json")])
+        #expect((boxed["objectIds"] as? [Any])?.count == Int(inBox))
+        // A where clause SQLite's rules allow but PostgreSQL has no function for: Esri's 400, not a crash.
+        let foreign = try query(server, service(data) + "/\(layer)/query",
+                                [("where", "instr(ST_STR_NAM, 'A') > 0"), ("returnCountOnly", "true"), ("f", "json")])
+        #expect((foreign["error"] as? [String: Any])?["code"] as? Int == 400, "\(foreign)")
+        // A page of features with attributes and geometry.
+        let page = try query(server, service(data) + "/\(layer)/query",
+                             [("where", "1=1"), ("outFields", "*"), ("resultRecordCount", "3"), ("orderByFields", "fid"), ("f", "json")])
+        let features = try #require(page["features"] as? [[String: Any]])
+        #expect(features.count == 3)
+        #expect((features.first?["geometry"] as? [String: Any])?["x"] is Double)
+
+        // An edit through applyEdits: the feature, its label and the journal, in the database.
+        let fid = try data.firstPoint()
+        let edit = try server.request(service(data) + "/\(layer)/applyEdits", method: "POST",
+                                      form: [("f", "json"), ("updates", #"[{"attributes": {"fid": \#(fid), "ST_STR_NAM": "SERVED STREET"}}]"#)])
+        let updated = try #require((edit.object?["updateResults"] as? [[String: Any]])?.first, "\(edit.text)")
+        #expect(updated["success"] as? Bool == true, "\(edit.text)")
+        let fields = try data.query("SELECT \"AD_ADDRESS\" || ' ' || \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)")
+        #expect(fields.hasSuffix(" SERVED STREET"))
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == fields)
+        #expect(try data.query("SELECT command FROM annolink.journal ORDER BY id DESC LIMIT 1") == "serve applyEdits")
+        #expect(try Harness.annolink("check", data.target).status == 0)
+
+        // OGC API items: a page, the count, a bbox.
+        let items = try server.request("/ogc/collections/\(Self.points)/items?limit=5&f=json")
+        #expect(items.status == 200, "\(items.text)")
+        #expect(items.object?["numberMatched"] as? Int == Int(total))
+        #expect((items.object?["features"] as? [Any])?.count == 5)
+        let collection = try server.request("/ogc/collections/\(Self.points)?f=json")
+        #expect(collection.status == 200, "\(collection.text)")
+
+        let api = try server.request("/ogc/api?f=json")
+        #expect(api.status == 200, "\(api.text)")
+        #expect(api.text.contains("/collections/\(Self.points)/items"))
+        // Not served from PostGIS yet: a well-formed refusal (OGC exception, Esri error), not a crash.
+        let one = try server.request("/ogc/collections/\(Self.points)/items/\(fid)?f=json")
+        #expect(one.status == 501, "\(one.text)")
+        #expect((one.object?["description"] as? String)?.contains("PostGIS") == true, "\(one.text)")
+        #expect(try server.request("/health").status == 200, "the server still answers")
+    }
+
+    @Test("an edit through one server is seen through another: its query, its journal key, and a page waiting on LISTEN")
+    func twoServers() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let a = try ServeProcess(file: data.target), b = try ServeProcess(file: data.target)
+        defer {
+            _ = a.stop()
+            _ = b.stop()
+        }
+        let layer = try layerID(a, data, Self.points)
+        let fid = try data.firstPoint()
+        let before = try journal(b)
+        let key = try #require(before["key"] as? String)
+        let heard = before["notifications"] as? Int ?? -1
+
+        // A page of server B waits for the journal to move; server A's edit wakes it.
+        let waiter = WaitedReply()
+        let started = Date()
+        let thread = Thread { waiter.set(try? b.request("/journal?key=\(key)&wait=20")) }
+        thread.start()
+        Thread.sleep(forTimeInterval: 1)
+        let edit = try a.request(service(data) + "/\(layer)/applyEdits", method: "POST",
+                                 form: [("f", "json"), ("updates", #"[{"attributes": {"fid": \#(fid), "ST_STR_NAM": "OTHER SERVER"}}]"#)])
+        #expect((edit.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool == true, "\(edit.text)")
+        let woken = waiter.wait(timeout: 25)
+        let waited = Date().timeIntervalSince(started)
+        #expect(woken?.status == 200)
+        #expect(woken?.object?["key"] as? String != key, "the waiting page got the new key")
+        #expect(waited < 10, "woken by the notification, not by the 20 s timeout (\(waited) s)")
+
+        let after = try journal(b)
+        #expect(after["key"] as? String != key)
+        #expect((after["lastEntry"] as? Int ?? 0) > (before["lastEntry"] as? Int ?? 0))
+        #expect((after["notifications"] as? Int ?? 0) > heard, "B heard A's NOTIFY")
+        #expect((after["undo"] as? [String: Any])?["command"] as? String == "serve applyEdits")
+        let seen = try query(b, service(data) + "/\(layer)/query", [("objectIds", fid), ("outFields", "ST_STR_NAM"), ("f", "json")])
+        let attributes = (seen["features"] as? [[String: Any]])?.first?["attributes"] as? [String: Any]
+        #expect(attributes?["ST_STR_NAM"] as? String == "OTHER SERVER")
+
+        // Undo through B takes A's edit back.
+        let undo = try b.request("/journal/undo", method: "POST")
+        #expect(undo.status == 200, "\(undo.text)")
+        #expect(try journal(a)["key"] as? String != after["key"] as? String)
+        #expect(try data.query("SELECT \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)") != "OTHER SERVER")
+    }
+
+    @Test("2 servers, 4 clients, 100 mixed edits on few features (some two at once, which may deadlock): every success in the database, every conflict reported and leaving nothing, labels clean, one entry each")
+    func concurrentClients() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let a = try ServeProcess(file: data.target), b = try ServeProcess(file: data.target)
+        defer {
+            _ = a.stop()
+            _ = b.stop()
+        }
+        let run = try Harness.run("/usr/bin/python3", [
+            Harness.packageRoot.appendingPathComponent("scripts/pg-serve-load").path, "--server", a.url, "--server", b.url,
+            "--service", data.database!.name, "--clients", "4", "--edits", "100", "--hot", "3", "--pairs", "0.2",
+            "--database", data.database!.connectionString, "--annolink", Harness.binary,
+        ])
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any], "\(run.stdout + run.stderr)")
+        #expect(report["ok"] as? Bool == true, "\(report)")
+        #expect(report["edits"] as? Int == 100)
+        let succeeded = report["succeeded"] as? Int ?? 0
+        #expect(succeeded + (report["conflicts"] as? Int ?? 0) == 100)
+        #expect(report["journalEntries"] as? Int == succeeded)
+        #expect((report["onHotFeatures"] as? Int ?? 0) > 20, "editors met on the same features")
+    }
+}
+
+/// A reply another thread fills in.
+final class WaitedReply: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var reply: HTTPReply?
+    private var done = false
+
+    func set(_ value: HTTPReply?) {
+        condition.lock()
+        reply = value
+        done = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(timeout: Double) -> HTTPReply? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done, condition.wait(until: deadline) {}
+        return reply
+    }
+}
