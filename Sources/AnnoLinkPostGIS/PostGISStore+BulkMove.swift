@@ -78,12 +78,16 @@ extension PostGISStore {
               SELECT ST_Extent(o.\(g)) b, \(ranges)
               FROM \(relation) o WHERE \(condition.replacingOccurrences(of: "$5", with: "$1"))) e
             """, extra).rows.first ?? []
-        func range(_ i: Int) -> ClosedRange<Double>? {
-            guard extent.count > i + 1, let lo = extent[i].doubleValue, let hi = extent[i + 1].doubleValue, lo <= hi else { return nil }
-            return lo...hi
+        // Columns i and i + 1 are a range's ends: both null when there are no coordinates (the
+        // move restores them trivially); a NaN end (PostGIS's extent of a NaN coordinate) or
+        // anything else unreadable gets no promise.
+        func restores(_ i: Int, by d: Double) -> Bool {
+            guard extent.count > i + 1 else { return false }
+            if case .null = extent[i], case .null = extent[i + 1] { return true }
+            guard let lo = extent[i].doubleValue, let hi = extent[i + 1].doubleValue, lo <= hi else { return false }
+            return MoveExactness.restores(lo...hi, by: d)
         }
-        let exact = MoveExactness.restores(range(0), by: dx) && MoveExactness.restores(range(2), by: dy)
-            && (!anchors || (MoveExactness.restores(range(4), by: dx) && MoveExactness.restores(range(6), by: dy)))
+        let exact = restores(0, by: dx) && restores(2, by: dy) && (!anchors || (restores(4, by: dx) && restores(6, by: dy)))
         if exact {
             return try connection.query("""
                 WITH moved AS (UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition) RETURNING o.\(key) AS fid)
