@@ -197,7 +197,8 @@ def serve_edits(ds, annolink, work, seconds=10, clients_list=(1, 16)):
                         p, url = serve_bench.start_annolink(annolink, target, cpus, work, read_only=False)
                         path, forms = serve_bench.edit_forms(url, service_name(url), ds.gpkg, 40000)
                     except Exception as e:
-                        section.append(f"| {store} | {clients} | not run: {type(e).__name__}: {e} |"[:300] + " | | | | |")
+                        why = " ".join(f"{type(e).__name__}: {e}".split())[:200]
+                        section.append(f"| {store} | {clients} | not run: {why} | | | | |")
                         continue
                     before = count()
                     r = serve_bench.wrk(url, [path], clients, seconds, work, f"edit-{store}-{clients}", method="POST", bodies=forms)
