@@ -242,6 +242,11 @@ struct StoreEditTests {
                 UPDATE "ParcelLines_1" SET "geom" = ST_AddPoint("geom", ST_SetSRID(ST_MakePoint(0.1, 0.1), ST_SRID("geom"))) WHERE "fid" = \(limit)
                 """)
         }
+        // A NaN anchor (min/max pass it on, so the table gets no promise) comes back as NaN: no image.
+        let nanLabel = try data.query("SELECT max(\"fid\") FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" <= \(limit)")
+        if store == .postGIS {
+            try data.writeBehindAnnolink("UPDATE \"ParcelLinesAnno_1\" SET \"AnchorY\" = 'NaN' WHERE \"fid\" = \(nanLabel)")
+        }
         let before = try data.snapshot()
         let second = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "10,20")
         #expect(second.status == 0, "\(second.stderr)")
