@@ -31,37 +31,17 @@ extension PostGISStore {
             let entry = try journal.beginEntry(command: command, summary: summary(count), kind: .bulk, rowCount: 0,
                                                tables: [table.name] + annotation.keys.sorted())
             let pk = quoteIdentifier(table.primaryKey), g = quoteIdentifier(table.geometryColumn)
-            // The journal's keys first, each with its row's image only where moving back would
-            // not give the row back bit for bit; then the move itself, as one would write it by hand.
-            var rows = try connection.query("""
-                INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before)
-                SELECT $3, $4, o.\(pk), CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.\(g), $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.\(g))
-                                        THEN NULL ELSE o::text END
-                FROM \(qualified(table)) o WHERE o.\(pk) IN (SELECT fid FROM annolink_selection)
-                """, [.float8(dx), .float8(dy), .int8(entry), .text(table.name)]).affectedRows
-            try connection.query("""
-                UPDATE \(qualified(table)) SET \(g) = ST_Translate(\(g), $1, $2) WHERE \(pk) IN (SELECT fid FROM annolink_selection)
-                """, [.float8(dx), .float8(dy)])
+            var rows = try moveAndJournal(qualified(table), key: pk, geometry: g, anchors: false,
+                                          where: "o.\(pk) IN (SELECT fid FROM annolink_selection)", extra: [],
+                                          dx: dx, dy: dy, entry: entry, tableName: table.name)
             try connection.query("INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation) VALUES ($1, $2, $3, $4, false)",
                                  [.int8(entry), .text(table.name), .float8(dx), .float8(dy)])
             progress(count / 2, count)
             for (name, classIDs) in annotation.sorted(by: { $0.key < $1.key }) {
-                let selected = """
-                    "FeatureID" IN (SELECT fid FROM annolink_selection) AND "AnnotationClassID" = ANY($5::text::bigint[])
-                    """
-                let moved = try connection.query("""
-                    INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before)
-                    SELECT $3, $4, o.fid,
-                      CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.geom, $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.geom)
-                                AND (o."AnchorX" + $1) - $1 IS NOT DISTINCT FROM o."AnchorX" AND (o."AnchorY" + $2) - $2 IS NOT DISTINCT FROM o."AnchorY"
-                           THEN NULL ELSE o::text END
-                    FROM \(PostGISLayout.qualified(name)) o WHERE \(selected)
-                    """, [.float8(dx), .float8(dy), .int8(entry), .text(name), .text(Self.array(classIDs))]).affectedRows
                 // The labels move rigidly with their features: footprint and anchor in one statement.
-                try connection.query("""
-                    UPDATE \(PostGISLayout.qualified(name)) SET geom = ST_Translate(geom, $1, $2), "AnchorX" = "AnchorX" + $1, "AnchorY" = "AnchorY" + $2
-                    WHERE \(selected.replacingOccurrences(of: "$5", with: "$3"))
-                    """, [.float8(dx), .float8(dy), .text(Self.array(classIDs))])
+                let moved = try moveAndJournal(PostGISLayout.qualified(name), key: "fid", geometry: "geom", anchors: true,
+                                               where: "o.\"FeatureID\" IN (SELECT fid FROM annolink_selection) AND o.\"AnnotationClassID\" = ANY($5::text::bigint[])",
+                                               extra: [.text(Self.array(classIDs))], dx: dx, dy: dy, entry: entry, tableName: name)
                 try connection.query("INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation) VALUES ($1, $2, $3, $4, true)",
                                      [.int8(entry), .text(name), .float8(dx), .float8(dy)])
                 result.annotationRows += moved
@@ -72,6 +52,61 @@ extension PostGISStore {
             progress(count, count)
             return result
         }
+    }
+
+    /// Moves the rows of `relation` (aliased `o`) that `condition` picks by (dx, dy) — the
+    /// geometry by `ST_Translate`, with `anchors` the annotation's anchor by adding — and writes
+    /// their keys into `annolink.journal_move_rows`; returns how many rows moved. `condition`
+    /// may use `$5` for `extra[0]`.
+    ///
+    /// First one aggregate over the rows: their extent and anchors' ranges. When those show
+    /// that moving back by the vector gives every coordinate back bit for bit
+    /// (`MoveExactness`), the move and its keys are one statement, `WITH moved AS (UPDATE …
+    /// RETURNING key) INSERT … SELECT`: nothing is computed per row beyond the move itself.
+    /// Otherwise each row's key goes in with the row's image where its move back is not exact
+    /// (two `ST_Translate` per row to find out), then the rows move.
+    func moveAndJournal(_ relation: String, key: String, geometry g: String, anchors: Bool, where condition: String, extra: [PostgreSQLValue],
+                        dx: Double, dy: Double, entry: Int64, tableName: String) throws -> Int {
+        let parameters: [PostgreSQLValue] = [.float8(dx), .float8(dy), .int8(entry), .text(tableName)] + extra
+        let setAnchors = anchors ? ", \"AnchorX\" = o.\"AnchorX\" + $1, \"AnchorY\" = o.\"AnchorY\" + $2" : ""
+        // PostGIS's cached boxes are rounded outwards, so the extent holds every coordinate
+        // (empty and null geometries have none, and move to themselves).
+        let ranges = anchors ? "min(o.\"AnchorX\") ax0, max(o.\"AnchorX\") ax1, min(o.\"AnchorY\") ay0, max(o.\"AnchorY\") ay1"
+            : "NULL::float8 ax0, NULL::float8 ax1, NULL::float8 ay0, NULL::float8 ay1"
+        let extent = try connection.query("""
+            SELECT ST_XMin(e.b), ST_XMax(e.b), ST_YMin(e.b), ST_YMax(e.b), e.ax0, e.ax1, e.ay0, e.ay1 FROM (
+              SELECT ST_Extent(o.\(g)) b, \(ranges)
+              FROM \(relation) o WHERE \(condition.replacingOccurrences(of: "$5", with: "$1"))) e
+            """, extra).rows.first ?? []
+        // Columns i and i + 1 are a range's ends: both null when there are no coordinates (the
+        // move restores them trivially); a NaN end (PostGIS's extent of a NaN coordinate) or
+        // anything else unreadable gets no promise.
+        func restores(_ i: Int, by d: Double) -> Bool {
+            guard extent.count > i + 1 else { return false }
+            if case .null = extent[i], case .null = extent[i + 1] { return true }
+            guard let lo = extent[i].doubleValue, let hi = extent[i + 1].doubleValue, lo <= hi else { return false }
+            return MoveExactness.restores(lo...hi, by: d)
+        }
+        let exact = restores(0, by: dx) && restores(2, by: dy) && (!anchors || (restores(4, by: dx) && restores(6, by: dy)))
+        if exact {
+            return try connection.query("""
+                WITH moved AS (UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition) RETURNING o.\(key) AS fid)
+                INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before) SELECT $3, $4, fid, NULL FROM moved
+                """, parameters).affectedRows
+        }
+        let anchorsBack = anchors ? """
+             AND (o."AnchorX" + $1) - $1 IS NOT DISTINCT FROM o."AnchorX" AND (o."AnchorY" + $2) - $2 IS NOT DISTINCT FROM o."AnchorY"
+            """ : ""
+        let rows = try connection.query("""
+            INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before)
+            SELECT $3, $4, o.\(key), CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.\(g), $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.\(g))\(anchorsBack)
+                                      THEN NULL ELSE o::text END
+            FROM \(relation) o WHERE \(condition)
+            """, parameters).affectedRows
+        try connection.query("""
+            UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition)
+            """, parameters)
+        return rows
     }
 
     /// The journal's tables of bulk moves, created by the first move.

@@ -217,6 +217,49 @@ struct StoreEditTests {
         #expect(try data.snapshot() == moved)
     }
 
+    @Test("translate by a whole vector: the move back is known exact for all rows at once; a coordinate near zero keeps its image; undo exact", arguments: EditedStore.allCases)
+    func translateExactness(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        /// Rows of the newest entry kept with their image (PostGIS's journal; "-" on a GeoPackage).
+        func images() throws -> String {
+            store == .postGIS ? try data.query("""
+                SELECT count(*) FROM annolink.journal_move_rows WHERE before IS NOT NULL AND entry_id = (SELECT max(id) FROM annolink.journal)
+                """) : "-"
+        }
+        let pristine = try data.snapshot()
+        let first = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "10,20")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try images() == (store == .postGIS ? "0" : "-"))
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == pristine)
+        // A label anchor and a vertex near the origin: 0.1 + 10 − 10 is not 0.1.
+        let label = try data.query("SELECT min(\"fid\") FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" <= \(limit)")
+        try data.writeBehindAnnolink("UPDATE \"ParcelLinesAnno_1\" SET \"AnchorX\" = 0.1 WHERE \"fid\" = \(label)")
+        if store == .postGIS {
+            try data.writeBehindAnnolink("""
+                UPDATE "ParcelLines_1" SET "geom" = ST_AddPoint("geom", ST_SetSRID(ST_MakePoint(0.1, 0.1), ST_SRID("geom"))) WHERE "fid" = \(limit)
+                """)
+        }
+        // A NaN anchor (min/max pass it on, so the table gets no promise) comes back as NaN: no image.
+        let nanLabel = try data.query("SELECT max(\"fid\") FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" <= \(limit)")
+        if store == .postGIS {
+            try data.writeBehindAnnolink("UPDATE \"ParcelLinesAnno_1\" SET \"AnchorY\" = 'NaN' WHERE \"fid\" = \(nanLabel)")
+        }
+        let before = try data.snapshot()
+        let second = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "10,20")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try images() == (store == .postGIS ? "2" : "-"))
+        let moved = try data.snapshot()
+        #expect(try data.query("SELECT \"AnchorX\" FROM \"ParcelLinesAnno_1\" WHERE \"fid\" = \(label)") == "10.1")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try data.snapshot() == before)
+        #expect(try data.query("SELECT \"AnchorX\" FROM \"ParcelLinesAnno_1\" WHERE \"fid\" = \(label)") == "0.1")
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        #expect(try data.snapshot() == moved)
+    }
+
     @Test("a bulk set by where clause and a bulk delete by box: labels follow, one entry each, undo gives every row back", arguments: EditedStore.allCases)
     func bulkSetAndDelete(store: EditedStore) throws {
         guard let data = try EditedData(store) else { return }

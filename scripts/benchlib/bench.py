@@ -29,6 +29,7 @@ SQL = HERE / "sql"
 sys.path.insert(0, str(HERE))
 import verify  # noqa: E402
 import serve_bench  # noqa: E402
+import pg_bench  # noqa: E402
 
 BENCH = ROOT / ".bench"
 # BENCH_ANNOLINK overrides the binary, to try a task with a debug build.
@@ -61,8 +62,10 @@ DATASETS = {
     "l1m": Dataset("l1m", 387_097, lines=1_000_000, title="1 M parcel lines"),
     "p1m": Dataset("p1m", 1_000_000, title="1 M parcels"),
 }
-QUICK = {"bulk": ["p100k"], "set": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "render": ["p100k"], "serve": ["p100k"]}
-FULL = {"bulk": ["p100k", "l1m"], "set": ["p100k"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "render": ["p1m"], "serve": ["p100k"]}
+QUICK = {"bulk": ["p100k"], "set": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "render": ["p100k"], "serve": ["p100k"],
+         "pgbulk": ["p100k"], "pgserve": ["p100k"]}
+FULL = {"bulk": ["p100k", "l1m"], "set": ["p100k"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "render": ["p1m"], "serve": ["p100k"],
+        "pgbulk": ["l1m"], "pgserve": ["p100k"]}
 # The bulk set: a street rename of the first 100,000 address points (all of p100k's).
 SET_COUNT = 100_000
 SET_NAME = "GREENWAY"
@@ -765,8 +768,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the 100 k parcel data (a few minutes)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3; at least 3 for a figure)")
     ap.add_argument("--edits", type=int, default=10, help="timed edits per variant and round (default 10)")
-    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve",
-                    help="comma-separated: bulk, set (bulk street rename), edit, check, render, serve (annolink serve against pygeoapi with wrk; edits through applyEdits)")
+    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve,pgbulk,pgserve",
+                    help="comma-separated: bulk, set (bulk street rename), edit, check, render, serve (annolink serve against pygeoapi with wrk; edits through applyEdits), "
+                         "pgbulk (translate on PostGIS against the same move by hand in psql), pgserve (applyEdits on PostGIS against a GeoPackage, 1 and 16 clients)")
     ap.add_argument("--datasets", help="comma-separated datasets for every task: p10k, p100k, l1m, p1m")
     ap.add_argument("--rebuild-data", action="store_true", help="make the data again")
     args = ap.parse_args()
@@ -804,6 +808,7 @@ def main():
 
     edits = max(1, args.edits)
     serve_names = plan.pop("serve", [])
+    pg_plan = [(task, name) for task in ("pgbulk", "pgserve") for name in plan.pop(task, [])]
     cases = []
     for task, names in plan.items():
         for name in names:
@@ -845,6 +850,14 @@ def main():
             sections += [serve_bench.run(DATASETS[name], ANNOLINK, work_root / f"serve-{name}", rounds=args.runs), ""]
         except Exception as e:                  # the other tasks' results stand
             sections += [f"### serve — {name}", "", f"failed: {type(e).__name__}: {e}"[:400], ""]
+    for task, name in pg_plan:
+        try:
+            if task == "pgbulk":
+                sections += [pg_bench.bulk(DATASETS[name], ANNOLINK, work_root / f"pgbulk-{name}", rounds=args.runs), ""]
+            else:
+                sections += [pg_bench.serve_edits(DATASETS[name], ANNOLINK, work_root / f"pgserve-{name}"), ""]
+        except Exception as e:                  # the other tasks' results stand
+            sections += [f"### {task} — {name}", "", f"failed: {type(e).__name__}: {e}"[:400], ""]
     if "check" in plan:
         ds = DATASETS[plan["check"][0]]
         note = crosscheck(ds, tools, work_root)
