@@ -190,6 +190,12 @@ public struct FeatureQuery {
 
     /// How many features match (offset and limit ignored).
     public func count(in package: GeoPackage) throws -> Int {
+        if spatialTest == nil, condition == nil, featureIDs == nil, let envelope, table.hasSpatialIndex {
+            // Only a box: the R-tree alone answers (each of its entries is a row whose geometry
+            // is not empty, as the IN (…) form below counts), no row of the table is visited.
+            let sql = "SELECT count(*) FROM \(quoteIdentifier(table.spatialIndexName)) WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?"
+            return Int(try package.connection.scalarInt(sql, [.real(envelope.maxX), .real(envelope.minX), .real(envelope.maxY), .real(envelope.minY)]) ?? 0)
+        }
         if spatialTest == nil {
             var bindings: [SQLValue] = []
             let sql = "SELECT count(*) FROM \(quoteIdentifier(table.name))" + whereClause(&bindings)

@@ -123,6 +123,7 @@ enum GeoViewRoutes {
             ("Content-Disposition", "attachment; filename=\"\(safeName.isEmpty ? "map" : safeName).png\""),
             ("X-Annolink-Features", String(summary.features)),
             ("X-Annolink-Features-From-Index", String(summary.featuresFromIndex)),
+            ("X-Annolink-Features-Sharing-Pixels", String(summary.featuresSharingPixels)),
             ("X-Annolink-Labels", String(summary.labels)),
             ("X-Annolink-Labels-Under-Minimum", String(summary.labelsUnderMinimum)),
         ], body: png)

@@ -267,6 +267,10 @@ enum MapPageAssets {
         for (const layer of featureLayers.slice().reverse()) drawn.set(layer.id, L.layerGroup().addTo(map));
         map.fitBounds(extentBounds());
         map.on('moveend', () => refresh().catch(e => showError(describe(e))));
+        // The map's box changes when the bar wraps to another line (a long status, a narrow
+        // window): Leaflet is told, so the view's bounds, and the overview drawn for them, stay
+        // the box on the screen (invalidateSize fires moveend, which draws the view again).
+        if (window.ResizeObserver) new ResizeObserver(() => map.invalidateSize({ pan: false })).observe(map.getContainer());
         map.on('zoomstart', () => { svg.style.display = 'none'; });
         map.on('zoomend', () => { drawAnnotation(); svg.style.display = ''; });
         map.on('click', e => tapped(e).catch(err => showError(describe(err))));
@@ -464,9 +468,10 @@ enum MapPageAssets {
         document.body.dataset.overview = 'true';
         const h = name => Number(image.headers.get(name) || 0);
         const under = h('X-Annolink-Labels-Under-Minimum');
-        finishView('overview: zoom in to edit — ' + denseText + ' in view, drawn by the server as one image: ' +
-          h('X-Annolink-Features') + ' features (' + h('X-Annolink-Features-From-Index') + ' under a pixel, one a pixel), ' +
-          h('X-Annolink-Labels') + ' labels' + (under ? ', ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''));
+        const shared = h('X-Annolink-Features-Sharing-Pixels');
+        finishView('overview: zoom in to edit — ' + denseText + ' in view; one image of ' + h('X-Annolink-Features') + ' features' +
+          (shared ? ' (' + shared + ' more share their pixel)' : '') + ', ' + h('X-Annolink-Labels') + ' labels' +
+          (under ? '; ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''));
       }
 
       // The zoom at which the map scale is 1:n.
