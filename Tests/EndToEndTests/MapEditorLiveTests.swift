@@ -397,7 +397,7 @@ struct MapEditorLiveTests {
             // First the count of each feature layer and of each annotation layer whose text is
             // big enough to read, then either one image or one query per such layer.
             #expect((view["counts"] as? Int).map { $0 == 2 || $0 == 4 } == true, "\(view)")
-            #expect(bytes < fileBytes / 100, "\(view)")
+            #expect(bytes < fileBytes / 50, "\(view)")
             // Bounded for a loaded 2-core machine and a debug build; docs/editor.md has the figures.
             #expect(ms < 20_000, "\(view)")
             if scale == "full" || scale == "20000" || scale == "4800" {

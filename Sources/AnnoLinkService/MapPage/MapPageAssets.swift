@@ -48,6 +48,9 @@ enum MapPageAssets {
     #bar { flex: none; display: flex; flex-wrap: wrap; align-items: center; gap: 2px 10px; min-height: 24px; padding: 2px 6px;
            box-sizing: border-box; background: #f2f2f2; border-top: 1px solid #ccc; }
     #message { color: #064; }
+    /* One line whatever it says (the whole text is its title): a bar that wrapped to another
+       line would change the map's size between views. */
+    #status { flex: 1 1 12em; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     #bar button, #bar input { font: inherit; padding: 0 4px; }
     #coords { margin-left: auto; font-variant-numeric: tabular-nums; }
     #tools { position: absolute; top: 8px; right: 8px; z-index: 1000; display: flex; flex-direction: column; gap: 4px; align-items: flex-end; }
@@ -389,6 +392,7 @@ enum MapPageAssets {
 
       function finishView(text) {
         statusBox.textContent = text + '  1:' + Math.round(scaleDenominator());
+        statusBox.title = statusBox.textContent;
         if (document.activeElement !== scaleInput) scaleInput.value = Math.round(scaleDenominator());
         // How many views have been drawn: tests wait on it.
         document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
