@@ -48,9 +48,6 @@ enum MapPageAssets {
     #bar { flex: none; display: flex; flex-wrap: wrap; align-items: center; gap: 2px 10px; min-height: 24px; padding: 2px 6px;
            box-sizing: border-box; background: #f2f2f2; border-top: 1px solid #ccc; }
     #message { color: #064; }
-    /* One line whatever it says (the whole text is its title): a bar that wrapped to another
-       line would change the map's size between views. */
-    #status { flex: 1 1 12em; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     #bar button, #bar input { font: inherit; padding: 0 4px; }
     #coords { margin-left: auto; font-variant-numeric: tabular-nums; }
     #tools { position: absolute; top: 8px; right: 8px; z-index: 1000; display: flex; flex-direction: column; gap: 4px; align-items: flex-end; }
@@ -390,9 +387,11 @@ enum MapPageAssets {
         overlay = null;
       }
 
-      function finishView(text) {
+      // The status of the view drawn; `detail`, when given, is its title (shown on hover), so
+      // the bar keeps to one line at 1280 px and the map its size.
+      function finishView(text, detail) {
         statusBox.textContent = text + '  1:' + Math.round(scaleDenominator());
-        statusBox.title = statusBox.textContent;
+        statusBox.title = detail || '';
         if (document.activeElement !== scaleInput) scaleInput.value = Math.round(scaleDenominator());
         // How many views have been drawn: tests wait on it.
         document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
@@ -473,9 +472,12 @@ enum MapPageAssets {
         const h = name => Number(image.headers.get(name) || 0);
         const under = h('X-Annolink-Labels-Under-Minimum');
         const shared = h('X-Annolink-Features-Sharing-Pixels');
-        finishView('overview: zoom in to edit — ' + denseText + ' in view; one image of ' + h('X-Annolink-Features') + ' features' +
-          (shared ? ' (' + shared + ' more share their pixel)' : '') + ', ' + h('X-Annolink-Labels') + ' labels' +
-          (under ? '; ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''));
+        finishView('overview: zoom in to edit — ' + h('X-Annolink-Features') + ' features, ' + h('X-Annolink-Labels') + ' labels' +
+          (under ? '; ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''),
+          'more than ' + DENSE_LIMIT + ' in view (' + denseText + '): one image drawn by the server, ' + h('X-Annolink-Features') +
+          ' features (' + h('X-Annolink-Features-From-Index') + ' under a pixel drawn from the spatial index' +
+          (shared ? ', ' + shared + ' more sharing their pixel' : '') + '), ' + h('X-Annolink-Labels') + ' labels' +
+          (under ? ', ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''));
       }
 
       // The zoom at which the map scale is 1:n.
