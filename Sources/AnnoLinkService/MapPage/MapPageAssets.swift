@@ -267,10 +267,6 @@ enum MapPageAssets {
         for (const layer of featureLayers.slice().reverse()) drawn.set(layer.id, L.layerGroup().addTo(map));
         map.fitBounds(extentBounds());
         map.on('moveend', () => refresh().catch(e => showError(describe(e))));
-        // The map's box changes when the bar wraps to another line (a long status, a narrow
-        // window): Leaflet is told, so the view's bounds, and the overview drawn for them, stay
-        // the box on the screen (invalidateSize fires moveend, which draws the view again).
-        if (window.ResizeObserver) new ResizeObserver(() => map.invalidateSize({ pan: false })).observe(map.getContainer());
         map.on('zoomstart', () => { svg.style.display = 'none'; });
         map.on('zoomend', () => { drawAnnotation(); svg.style.display = ''; });
         map.on('click', e => tapped(e).catch(err => showError(describe(err))));
@@ -472,7 +468,7 @@ enum MapPageAssets {
         const h = name => Number(image.headers.get(name) || 0);
         const under = h('X-Annolink-Labels-Under-Minimum');
         const shared = h('X-Annolink-Features-Sharing-Pixels');
-        finishView('overview: zoom in to edit — ' + h('X-Annolink-Features') + ' features, ' + h('X-Annolink-Labels') + ' labels' +
+        finishView('overview: zoom in to edit — ' + h('X-Annolink-Features') + ' features, ' + h('X-Annolink-Labels') + ' labels in view' +
           (under ? '; ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''),
           'more than ' + DENSE_LIMIT + ' in view (' + denseText + '): one image drawn by the server, ' + h('X-Annolink-Features') +
           ' features (' + h('X-Annolink-Features-From-Index') + ' under a pixel drawn from the spatial index' +
