@@ -468,8 +468,9 @@ enum MapPageAssets {
         const h = name => Number(image.headers.get(name) || 0);
         const under = h('X-Annolink-Labels-Under-Minimum');
         const shared = h('X-Annolink-Features-Sharing-Pixels');
-        finishView('overview: zoom in to edit — ' + h('X-Annolink-Features') + ' features, ' + h('X-Annolink-Labels') + ' labels in view' +
-          (under ? '; ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''),
+        finishView('overview: zoom in to edit — ' + h('X-Annolink-Features') + ' features' +
+          (h('X-Annolink-Labels') ? ', ' + h('X-Annolink-Labels') + ' labels' : '') + ' in view' +
+          (under ? ' (' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn)' : ''),
           'more than ' + DENSE_LIMIT + ' in view (' + denseText + '): one image drawn by the server, ' + h('X-Annolink-Features') +
           ' features (' + h('X-Annolink-Features-From-Index') + ' under a pixel drawn from the spatial index' +
           (shared ? ', ' + shared + ' more sharing their pixel' : '') + '), ' + h('X-Annolink-Labels') + ' labels' +
