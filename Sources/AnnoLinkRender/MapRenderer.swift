@@ -13,18 +13,44 @@ public struct MapContent: Sendable {
     public var footprints: Bool
     /// Features and annotation drawn marked: fids by table name (matched case-insensitively).
     public var highlights: [String: [Int64]]
+    /// Annotation whose text would be under this many pixels high is not drawn (0: all is).
+    /// Decided in the R-tree before a row is read: a row's footprint box is at least as high
+    /// and as wide as its text, so a box under the size on either side is passed over unread;
+    /// a row that is read is measured by its own `FontSize`. `RenderSummary.labelsUnderMinimum`
+    /// counts what was passed over.
+    public var minimumTextPixels: Double
+    /// Whether a feature whose envelope (its R-tree box) is under a pixel each way is drawn from
+    /// the box alone, without reading its row: a point as its symbol at the box's centre, a
+    /// line or polygon as a dot of its colour, and at most one per pixel and table. So a
+    /// zoomed-out view does bounded work per pixel however many features meet it. The features
+    /// read are then drawn in batches (one Cairo fill or stroke for 512 of them, not one each:
+    /// where they overlap, their antialiased edges are blended once). Only for tables with a
+    /// spatial index of one geometry kind, drawn in their own CRS; elsewhere every row is read
+    /// and drawn by itself.
+    public var subPixelFeaturesFromIndex: Bool
 
-    public init(tables: [String]? = nil, footprints: Bool = false, highlights: [String: [Int64]] = [:]) {
+    public init(tables: [String]? = nil, footprints: Bool = false, highlights: [String: [Int64]] = [:],
+                minimumTextPixels: Double = 0, subPixelFeaturesFromIndex: Bool = false) {
         self.tables = tables
         self.footprints = footprints
         self.highlights = highlights
+        self.minimumTextPixels = minimumTextPixels
+        self.subPixelFeaturesFromIndex = subPixelFeaturesFromIndex
     }
 }
 
 /// What `MapRenderer.render(_:on:content:)` drew.
 public struct RenderSummary: Hashable, Sendable, Encodable {
-    /// Features drawn, over all feature tables.
+    /// Features drawn, over all feature tables (those drawn from the index included).
     public var features = 0
+    /// Of `features`, those under a pixel drawn from their R-tree box
+    /// (`MapContent.subPixelFeaturesFromIndex`), one per pixel and table.
+    public var featuresFromIndex = 0
+    /// Sub-pixel features not drawn because another of their table's had marked that pixel.
+    public var featuresSharingPixels = 0
+    /// Annotation rows meeting the view not drawn because their text would be under
+    /// `MapContent.minimumTextPixels` high.
+    public var labelsUnderMinimum = 0
     /// Annotation texts drawn.
     public var labels = 0
     /// Footprints outlined.
@@ -234,21 +260,146 @@ public final class MapRenderer {
 
     /// The SQL condition choosing the rows of `table` whose envelope meets `window`, with its
     /// bindings; nil without a spatial index.
-    private func windowCondition(_ table: FeatureTable, _ window: Envelope) -> (String, [SQLValue])? {
+    ///
+    /// `minimumBox` > 0 keeps only the boxes at least that wide and high; `largerThan` > 0 only
+    /// the boxes at least that wide or high (the rest are drawn from the index).
+    private func windowCondition(_ table: FeatureTable, _ window: Envelope, minimumBox: Double = 0,
+                                 largerThan: Double = 0) -> (String, [SQLValue])? {
         guard table.hasSpatialIndex else { return nil }
-        let sql = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) "
-            + "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)"
-        return (sql, [.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY)])
+        var sql = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) "
+            + "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?"
+        var bindings: [SQLValue] = [.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY)]
+        if minimumBox > 0 {
+            sql += " AND maxx - minx >= ? AND maxy - miny >= ?"
+            bindings += [.real(minimumBox), .real(minimumBox)]
+        }
+        if largerThan > 0 {
+            sql += " AND (maxx - minx >= ? OR maxy - miny >= ?)"
+            bindings += [.real(largerThan), .real(largerThan)]
+        }
+        return (sql + ")", bindings)
+    }
+
+    /// Whether `table` can be drawn from its R-tree at this view: indexed, one geometry kind,
+    /// in the drawing CRS.
+    private func drawsFromIndex(_ table: FeatureTable) -> Bool {
+        transformer == nil && table.hasSpatialIndex && table.geometryKind != nil
+    }
+
+    /// Draws the features of `table` whose R-tree box meets `window` and is under `pixel` (map
+    /// units) each way, from the box alone, at most one per pixel: returns how many were drawn
+    /// and how many were passed over because their pixel was taken.
+    private func drawSubPixelFeatures(_ table: FeatureTable, _ window: Envelope, pixel: Double, view: MapView,
+                                      on canvas: CairoCanvas) throws -> (drawn: Int, shared: Int) {
+        let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
+        let statement = try package.connection.prepare(
+            "SELECT minx, maxx, miny, maxy FROM \(quoteIdentifier(table.spatialIndexName)) "
+                + "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ? AND maxx - minx < ? AND maxy - miny < ?")
+        try statement.bind([.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY), .real(pixel), .real(pixel)])
+        let context = canvas.context
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_new_path(context)
+        setColour(isPoint ? .point : .feature, on: canvas)
+        var taken = [Bool](repeating: false, count: view.width * view.height)
+        var drawn = 0, shared = 0, pending = 0
+        while try statement.step() {
+            let centre = Point(x: (statement.double(0) + statement.double(1)) / 2, y: (statement.double(2) + statement.double(3)) / 2)
+            let p = view.pixel(of: centre)
+            let column = Int(p.x.rounded(.down)), row = Int(p.y.rounded(.down))
+            if column >= 0, column < view.width, row >= 0, row < view.height {
+                if taken[row * view.width + column] { shared += 1; continue }
+                taken[row * view.width + column] = true
+            }
+            cairo_new_sub_path(context)
+            if isPoint {
+                cairo_arc(context, p.x, p.y, 2.5, 0, 2 * .pi)
+            } else {
+                cairo_rectangle(context, p.x - 0.4, p.y - 0.4, 0.8, 0.8)
+            }
+            drawn += 1
+            pending += 1
+            // Filled in batches: one path of many thousand overlapping discs is slow to fill.
+            if pending == 512 {
+                cairo_fill(context)
+                pending = 0
+            }
+        }
+        if pending > 0 { cairo_fill(context) }
+        return (drawn, shared)
+    }
+
+    /// Draws the features of `table` chosen by `condition` in the default symbology, 512 to a
+    /// Cairo fill or stroke; returns how many. For a table of one geometry kind in the drawing CRS.
+    private func drawBatched(_ table: FeatureTable, where condition: (String, [SQLValue])?, window: Envelope, view: MapView,
+                             on canvas: CairoCanvas) throws -> Int {
+        let context = canvas.context
+        let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
+        let isLine = table.geometryKind == .lineString || table.geometryKind == .multiLineString
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_new_path(context)
+        setColour(isPoint ? .point : .feature, on: canvas)
+        cairo_set_line_width(context, 0.8)
+        if isLine {
+            let dashes: [Double] = [5, 3]
+            cairo_set_dash(context, dashes, 2, 0)
+        }
+        let same: (Point) throws -> Point = { $0 }
+        var drawn = 0, pending = 0
+        func finish() {
+            if isPoint { cairo_fill(context) } else { cairo_stroke(context) }
+            pending = 0
+        }
+        try package.forEachFeature(table, where: condition?.0, bindings: condition?.1 ?? [], fields: []) { feature in
+            guard let geometry = feature.geometry else { return }
+            if condition == nil, let box = geometry.envelope, !box.intersects(window) { return }
+            switch geometry {
+            case .point(let p): addDiscs([p], view: view, on: canvas)
+            case .multiPoint(let m): addDiscs(m.points, view: view, on: canvas)
+            case .lineString(let l): try addPath(l.points, closed: false, project: same, view: view, on: canvas)
+            case .multiLineString(let m): for l in m.lines { try addPath(l.points, closed: false, project: same, view: view, on: canvas) }
+            case .polygon(let p): for r in p.rings { try addPath(r.points, closed: true, project: same, view: view, on: canvas) }
+            case .multiPolygon(let m):
+                for p in m.polygons { for r in p.rings { try addPath(r.points, closed: true, project: same, view: view, on: canvas) } }
+            }
+            drawn += 1
+            pending += 1
+            if pending == 512 { finish() }
+        }
+        if pending > 0 { finish() }
+        return drawn
+    }
+
+    private func addDiscs(_ points: [Point], view: MapView, on canvas: CairoCanvas) {
+        for point in points where !point.isEmpty {
+            let p = view.pixel(of: point)
+            cairo_new_sub_path(canvas.context)
+            cairo_arc(canvas.context, p.x, p.y, 2.5, 0, 2 * .pi)
+        }
+    }
+
+    /// How many annotation rows of `table` meet `window` with a footprint box under
+    /// `minimumBox` on a side (the R-tree alone answers).
+    private func countUnderMinimum(_ table: FeatureTable, _ window: Envelope, minimumBox: Double) throws -> Int {
+        guard table.hasSpatialIndex else { return 0 }
+        return Int(try package.connection.scalarInt(
+            "SELECT count(*) FROM \(quoteIdentifier(table.spatialIndexName)) WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ? "
+                + "AND (maxx - minx < ? OR maxy - miny < ?)",
+            [.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY), .real(minimumBox), .real(minimumBox)]) ?? 0)
     }
 
     /// Calls `body` with every annotation row of `table` whose footprint meets `view`, in fid
     /// order, through the R-tree (one row in memory at a time).
-    public func forEachAnnotation(in tableName: String, view: MapView, _ body: (AnnotationRow) throws -> Void) throws {
+    ///
+    /// With `minimumBox` (units of the table's CRS), a row whose footprint box is narrower or
+    /// lower than it is passed over in the R-tree, unread.
+    public func forEachAnnotation(in tableName: String, view: MapView, minimumBox: Double = 0, _ body: (AnnotationRow) throws -> Void) throws {
         let table = try table(tableName)
         let window = try window(of: view, in: table)
         var sql = "SELECT \(GeoPackage.annotationColumns) FROM \(quoteIdentifier(table.name))"
         var bindings: [SQLValue] = []
-        if let (condition, values) = windowCondition(table, window) {
+        if let (condition, values) = windowCondition(table, window, minimumBox: minimumBox) {
             sql += " WHERE \(condition)"
             bindings = values
         }
@@ -276,7 +427,17 @@ public final class MapRenderer {
             let table = try table(name)
             let window = try window(of: view, in: table)
             let project = try projection(of: table)
-            let condition = windowCondition(table, window)
+            var condition = windowCondition(table, window)
+            if content.subPixelFeaturesFromIndex, drawsFromIndex(table) {
+                let pixel = view.unitsPerPixel
+                let (drawn, shared) = try drawSubPixelFeatures(table, window, pixel: pixel, view: view, on: canvas)
+                summary.features += drawn
+                summary.featuresFromIndex += drawn
+                summary.featuresSharingPixels += shared
+                condition = windowCondition(table, window, largerThan: pixel)
+                summary.features += try drawBatched(table, where: condition, window: window, view: view, on: canvas)
+                continue
+            }
             try package.forEachFeature(table, where: condition?.0, bindings: condition?.1 ?? [], fields: []) { feature in
                 guard let geometry = feature.geometry else { return }
                 if condition == nil, let box = geometry.envelope, !box.intersects(window) { return }
@@ -285,7 +446,18 @@ public final class MapRenderer {
             }
         }
         for name in names where isAnnotationTable(name) {
-            try forEachAnnotation(in: name, view: view) { row in
+            // Text under the minimum: passed over in the R-tree (its footprint box is smaller),
+            // or, read, measured by its own size.
+            var minimumBox = 0.0
+            if content.minimumTextPixels > 0, transformer == nil, try table(name).hasSpatialIndex {
+                minimumBox = content.minimumTextPixels * view.unitsPerPixel
+                summary.labelsUnderMinimum += try countUnderMinimum(try table(name), try window(of: view, in: try table(name)), minimumBox: minimumBox)
+            }
+            try forEachAnnotation(in: name, view: view, minimumBox: minimumBox) { row in
+                if content.minimumTextPixels > 0, let pixels = try textPixels(of: row, table: name, view: view), pixels < content.minimumTextPixels {
+                    summary.labelsUnderMinimum += 1
+                    return
+                }
                 if try drawText(of: row, table: name, view: view, on: canvas, colour: .text) { summary.labels += 1 }
             }
             if content.footprints {
@@ -409,6 +581,13 @@ public final class MapRenderer {
         let entry = (metrics, try metrics.face.map(CairoFontFace.init))
         fontsByFamily[family] = entry
         return entry
+    }
+
+    /// How many pixels high `row`'s font size is in `view` (`FontSize` points at the class's
+    /// reference scale); nil without a class.
+    func textPixels(of row: AnnotationRow, table: String, view: MapView) throws -> Double? {
+        guard let definition = annotationClass(of: row, table: table), definition.referenceScale > 0 else { return nil }
+        return row.fontSize * definition.referenceScale / view.scale * view.pixelsPerPoint
     }
 
     /// The affine map from the text space of `row` (points at the reference scale along and

@@ -221,6 +221,12 @@ public struct FeatureQuery {
         if spatialTest == nil, let store = package as? PostGISStore {
             return try store.servedCount(table, filter: PostGISStore.ServedFilter(condition: condition, fids: featureIDs, envelope: envelope))
         }
+        if spatialTest == nil, condition == nil, featureIDs == nil, let envelope, table.hasSpatialIndex, let package = package as? GeoPackage {
+            // Only a box: the R-tree alone answers (each of its entries is a row whose geometry
+            // is not empty, as the IN (…) form below counts), no row of the table is visited.
+            let sql = "SELECT count(*) FROM \(quoteIdentifier(table.spatialIndexName)) WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?"
+            return Int(try package.connection.scalarInt(sql, [.real(envelope.maxX), .real(envelope.minX), .real(envelope.maxY), .real(envelope.minY)]) ?? 0)
+        }
         if spatialTest == nil, let package = package as? GeoPackage {
             var bindings: [SQLValue] = []
             let sql = "SELECT count(*) FROM \(quoteIdentifier(table.name))" + whereClause(&bindings)

@@ -90,6 +90,32 @@ import Testing
         #expect(be(16) == 640 && be(20) == 569)
     }
 
+    /// The page's overview of a dense view: the same features as the full picture, those under a
+    /// pixel drawn from the R-tree (one a pixel, the rest counted), text under a pixel passed
+    /// over and counted; where nothing is that small, the same as the full picture.
+    @Test func theOverviewBoundsItsWorkAndSaysWhatItLeftOut() throws {
+        let (_, dataset) = try Self.loudoun()
+        let count = { (r: HTTPResponse, name: String) in Int(self.header(r, "X-Annolink-" + name) ?? "") ?? -1 }
+        // The whole of Loudoun's sample area in 16 × 14 pixels: points and text are under a pixel.
+        let small = ["bbox": "11787000,7053000,11794000,7059000", "width": "16", "height": "14"]
+        let full = try get("/render.png", small, in: dataset)
+        let overview = try get("/render.png", small.merging(["overview": "true"]) { $1 }, in: dataset)
+        try #require(full.status == 200 && overview.status == 200)
+        #expect(count(full, "Labels") > 100 && count(full, "Features") > 100 && count(full, "Features-From-Index") == 0)
+        #expect(count(overview, "Labels") == 0 && count(overview, "Labels-Under-Minimum") >= count(full, "Labels"))
+        #expect(count(overview, "Features-From-Index") > 0)
+        #expect(count(overview, "Features") + count(overview, "Features-Sharing-Pixels") == count(full, "Features"))
+        #expect(count(overview, "Features-Sharing-Pixels") > 0, "16 × 14 pixels hold fewer than Loudoun's address points")
+        // At 1:1200 all the text is drawn, and every feature: the points' R-tree boxes (float32,
+        // rounded outward, about 2 feet there) are under a pixel, but no two share one.
+        let near = ["bbox": "11789500,7055700,11791300,7057300", "width": "640", "height": "569"]
+        let nearFull = try get("/render.png", near, in: dataset)
+        let nearOverview = try get("/render.png", near.merging(["overview": "true"]) { $1 }, in: dataset)
+        #expect(count(nearOverview, "Labels") == count(nearFull, "Labels") && count(nearOverview, "Labels") > 10)
+        #expect(count(nearOverview, "Labels-Under-Minimum") == 0 && count(nearOverview, "Features-Sharing-Pixels") == 0)
+        #expect(count(nearOverview, "Features") == count(nearFull, "Features"))
+    }
+
     @Test(arguments: [
         ([:], "bbox is missing: give MINX,MINY,MAXX,MAXY in the data's CRS"),
         (["bbox": "1,2,3"], "bbox '1,2,3' is not MINX,MINY,MAXX,MAXY (four numbers)"),
@@ -99,6 +125,7 @@ import Testing
         (["bbox": "1,2,3,4", "width": "0", "height": "10"], "width '0' is not a whole number of pixels from 1 to 4096"),
         (["bbox": "1,2,3,4", "width": "10", "height": "4097"], "height '4097' is not a whole number of pixels from 1 to 4096"),
         (["bbox": "1,2,3,4", "width": "10.5", "height": "10"], "width '10.5' is not a whole number of pixels from 1 to 4096"),
+        (["bbox": "1,2,3,4", "width": "10", "height": "10", "overview": "yes"], "overview 'yes' is not true or false"),
     ] as [([String: String], String)])
     func renderRefusesBadViews(parameters: [String: String], detail: String) throws {
         let (_, dataset) = try Self.loudoun()

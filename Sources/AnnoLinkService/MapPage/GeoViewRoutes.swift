@@ -10,7 +10,12 @@ import Foundation
 /// - `GET /coordinates?x=X&y=Y`: the point (X, Y) of the data's CRS in longitude/latitude (WGS 84,
 ///   `EPSG:4326`, longitude first), transformed by PROJ as `cs2cs` does, for the pointer read-out;
 /// - `GET /render.png?bbox=MINX,MINY,MAXX,MAXY&width=W&height=H`: the box (in the data's CRS)
-///   drawn by `annolink render` into a W × H PNG, for "Export image".
+///   drawn by `annolink render` into a W × H PNG, for "Export image"; with `overview=true`
+///   drawn with bounded work for the page's overview of a dense view (text under a pixel high
+///   not drawn, features under a pixel drawn from the R-tree, one per pixel:
+///   `MapContent.minimumTextPixels`, `subPixelFeaturesFromIndex`), and what was drawn said in
+///   the headers `X-Annolink-Features`, `X-Annolink-Features-From-Index`, `X-Annolink-Labels`
+///   and `X-Annolink-Labels-Under-Minimum`.
 ///
 /// The data's CRS is the service's: the CRS of its first feature layer, which the FeatureServer
 /// gives as the service's `spatialReference` and in which the page draws. Both are reads: with
@@ -19,6 +24,8 @@ import Foundation
 enum GeoViewRoutes {
     /// The largest picture side `/render.png` draws, in pixels.
     static let maxImageSide = 4096
+    /// The overview's smallest text drawn, in pixels (the page fetches no annotation under it).
+    static let overviewMinimumTextPixels = 1.0
 
     /// The answer for `request` when its path is one of these routes; nil otherwise.
     static func respond(to request: HTTPRequest, in dataset: Dataset) -> HTTPResponse? {
@@ -91,7 +98,14 @@ enum GeoViewRoutes {
         }
         let width = try side(request, "width"), height = try side(request, "height")
         let box = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-        let png: [UInt8] = try dataset.read { package in
+        let overview: Bool
+        switch request.parameters["overview"]?.lowercased() {
+        case nil, "", "false": overview = false
+        case "true": overview = true
+        case let other?: throw GeoViewRefusal(status: 400, detail: "overview '\(other)' is not true or false")
+        }
+        let content = overview ? MapContent(minimumTextPixels: overviewMinimumTextPixels, subPixelFeaturesFromIndex: true) : MapContent()
+        let (png, summary): ([UInt8], RenderSummary) = try dataset.read { package in
             let crs = try dataCRS(in: package)
             // The renderer draws in its first table's CRS unless told; told only when that is not
             // the service's, so the picture is the one `annolink render --bbox` makes.
@@ -101,13 +115,18 @@ enum GeoViewRoutes {
             let view = MapView.fitting(box, width: width, height: height, metresPerUnit: renderer.metresPerUnit)
             guard view.scale.isFinite, view.scale > 0 else { throw GeoViewRefusal(status: 400, detail: "bbox '\(bboxText)' gives no finite scale") }
             let canvas = try CairoCanvas(format: .png, width: width, height: height, dpi: view.dpi)
-            try renderer.render(view, on: canvas, content: MapContent())
-            return try canvas.pngBytes()
+            let summary = try renderer.render(view, on: canvas, content: content)
+            return (try canvas.pngBytes(), summary)
         }
         let safeName = String(dataset.name.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) ? Character($0) : "_" })
         return HTTPResponse(status: 200, headers: [
             ("Content-Type", "image/png"), ("Cache-Control", "no-store"),
             ("Content-Disposition", "attachment; filename=\"\(safeName.isEmpty ? "map" : safeName).png\""),
+            ("X-Annolink-Features", String(summary.features)),
+            ("X-Annolink-Features-From-Index", String(summary.featuresFromIndex)),
+            ("X-Annolink-Features-Sharing-Pixels", String(summary.featuresSharingPixels)),
+            ("X-Annolink-Labels", String(summary.labels)),
+            ("X-Annolink-Labels-Under-Minimum", String(summary.labelsUnderMinimum)),
         ], body: png)
     }
 

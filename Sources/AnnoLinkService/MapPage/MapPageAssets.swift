@@ -348,17 +348,80 @@ enum MapPageAssets {
         return [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].join(',');
       }
 
-      // Fetches the features and annotation in view, one query per layer, and draws them.
+      // Whether a view is drawn as vectors or as the server's overview image, and what of the
+      // annotation is fetched: docs/editor.md, "Features per view".
+      const MIN_TEXT_PX = 1;          // annotation whose text is under this is not fetched
+      const DENSE_LIMIT = 2000;       // more features of a layer in view than this: the overview
+      let overlay = null;             // the overview's L.imageOverlay while the view is one
+
+      // The most pixels high any class of an annotation layer sets its text at this zoom (its
+      // font size in points at its reference scale).
+      function textPixels(layer) {
+        const pixelsPerUnit = Math.pow(2, map.getZoom());
+        let most = 0;
+        for (const c of layer.annotationClasses || []) {
+          const unitsPerPoint = c.referenceScale * 0.0254 / 72 / metresPerUnit;
+          most = Math.max(most, ((c.font && c.font.size) || 0) * unitsPerPoint * pixelsPerUnit);
+        }
+        return most;
+      }
+
+      // A PNG from the server (not JSON), counted as pending like the queries.
+      async function fetchImage(url) {
+        document.body.dataset.pending = String(++pending);
+        try {
+          const response = await request(url);
+          if (!response.ok) await answer(response);   // throws the server's words
+          return { blob: await response.blob(), headers: response.headers };
+        } finally { document.body.dataset.pending = String(--pending); }
+      }
+
+      function removeOverlay() {
+        if (!overlay) return;
+        URL.revokeObjectURL(overlay.getElement() ? overlay.getElement().src : '');
+        overlay.remove();
+        overlay = null;
+      }
+
+      // The status of the view drawn; `detail`, when given, is its title (shown on hover), so
+      // the bar keeps to one line at 1280 px and the map its size.
+      function finishView(text, detail) {
+        statusBox.textContent = text + '  1:' + Math.round(scaleDenominator());
+        statusBox.title = detail || '';
+        if (document.activeElement !== scaleInput) scaleInput.value = Math.round(scaleDenominator());
+        // How many views have been drawn: tests wait on it.
+        document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
+      }
+
+      // Fetches and draws the view: first how many features of each layer meet it (the
+      // R-tree's count, no feature read); when a layer has more than DENSE_LIMIT (or than one
+      // page), the view is one image drawn by the server's renderer (the overview), else each
+      // layer's features and the annotation big enough to read, one query per layer.
       async function refresh() {
         const mine = ++generation;
         const geometry = envelope();
+        const bounds = map.getBounds(), size = map.getSize();
+        const readable = annotationLayers.filter(l => textPixels(l) >= MIN_TEXT_PX);
+        const tooSmall = annotationLayers.filter(l => !readable.includes(l));
+        const counted = featureLayers.concat(readable);
+        const counts = await Promise.all(counted.map(layer => get('/' + layer.id + '/query', { where: '1=1',
+          geometry: geometry, geometryType: 'esriGeometryEnvelope', spatialRel: 'esriSpatialRelEnvelopeIntersects',
+          returnCountOnly: 'true' }).then(a => a.count)));
+        if (mine !== generation) return;
+        const dense = counted.filter((layer, i) => counts[i] > Math.min(DENSE_LIMIT, layer.maxRecordCount || DENSE_LIMIT));
+        if (dense.length) {
+          const denseText = dense.map(l => l.name + ' ' + counts[counted.indexOf(l)]).join(', ');
+          return drawOverview(mine, bounds, size, denseText);
+        }
         const ask = layer => get('/' + layer.id + '/query', { where: '1=1', geometry: geometry,
           geometryType: 'esriGeometryEnvelope', spatialRel: 'esriSpatialRelIntersects',
           outFields: layer.type === 'Annotation Layer' ? '*' : layer.objectIdField,
           returnGeometry: layer.type === 'Annotation Layer' ? 'false' : 'true' });
         const [features, annotation] = await Promise.all([
-          Promise.all(featureLayers.map(ask)), Promise.all(annotationLayers.map(ask))]);
+          Promise.all(featureLayers.map(ask)), Promise.all(readable.map(ask))]);
         if (mine !== generation) return;
+        removeOverlay();
+        document.body.dataset.overview = 'false';
         const truncated = [];
         featureLayers.forEach((layer, i) => {
           const group = drawn.get(layer.id);
@@ -370,18 +433,48 @@ enum MapPageAssets {
           if (features[i].exceededTransferLimit) truncated.push(layer.name);
         });
         annotationRows = [];
-        annotationLayers.forEach((layer, i) => {
+        readable.forEach((layer, i) => {
           for (const feature of annotation[i].features) annotationRows.push({ layer: layer, attributes: feature.attributes });
           if (annotation[i].exceededTransferLimit) truncated.push(layer.name);
         });
         drawAnnotation();
         const count = features.reduce((n, f) => n + f.features.length, 0);
-        statusBox.textContent = count + ' features, ' + annotationRows.length + ' annotation in view' +
-          (truncated.length ? ' — more than one page in ' + truncated.join(', ') + ': zoom in to see all' : '') +
-          '  1:' + Math.round(scaleDenominator());
-        // How many views have been drawn: tests wait on it.
-        if (document.activeElement !== scaleInput) scaleInput.value = Math.round(scaleDenominator());
-        document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
+        finishView(count + ' features, ' + annotationRows.length + ' annotation in view' +
+          (tooSmall.length ? ' (' + tooSmall.map(l => l.name).join(', ') + ': text under ' + MIN_TEXT_PX + ' px, not fetched)' : '') +
+          (truncated.length ? ' — more than one page in ' + truncated.join(', ') + ': zoom in to see all' : ''));
+      }
+
+      // The view as one image drawn by the server's renderer (GET /render.png of the view's box
+      // and pixel size, overview=true: the default symbology, the annotation as the file stores
+      // it but for text under a pixel, features under a pixel one per pixel), in place of the
+      // vectors; taps still identify through the queries.
+      async function drawOverview(mine, bounds, size, denseText) {
+        const box = [bounds.getWest(), bounds.getSouth(), bounds.getEast(), bounds.getNorth()];
+        const params = new URLSearchParams({ bbox: box.join(','), width: String(size.x), height: String(size.y), overview: 'true' });
+        const image = await fetchImage('/render.png?' + params.toString());
+        if (mine !== generation) return;
+        const url = URL.createObjectURL(image.blob);
+        const old = overlay;
+        overlay = L.imageOverlay(url, bounds, { interactive: false, className: 'overview',
+          alt: 'overview of the view drawn by the server: zoom in to edit' }).addTo(map);
+        const element = overlay.getElement();
+        element.dataset.bbox = box.join(',');
+        element.dataset.size = size.x + ',' + size.y;
+        if (old) { URL.revokeObjectURL(old.getElement() ? old.getElement().src : ''); old.remove(); }
+        for (const group of drawn.values()) group.clearLayers();
+        annotationRows = [];
+        drawAnnotation();
+        document.body.dataset.overview = 'true';
+        const h = name => Number(image.headers.get(name) || 0);
+        const under = h('X-Annolink-Labels-Under-Minimum');
+        const shared = h('X-Annolink-Features-Sharing-Pixels');
+        finishView('overview: zoom in to edit — ' + h('X-Annolink-Features') + ' features' +
+          (h('X-Annolink-Labels') ? ', ' + h('X-Annolink-Labels') + ' labels' : '') + ' in view' +
+          (under ? ' (' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn)' : ''),
+          'more than ' + DENSE_LIMIT + ' in view (' + denseText + '): one image drawn by the server, ' + h('X-Annolink-Features') +
+          ' features (' + h('X-Annolink-Features-From-Index') + ' under a pixel drawn from the spatial index' +
+          (shared ? ', ' + shared + ' more sharing their pixel' : '') + '), ' + h('X-Annolink-Labels') + ' labels' +
+          (under ? ', ' + under + ' labels under ' + MIN_TEXT_PX + ' px not drawn' : ''));
       }
 
       // The zoom at which the map scale is 1:n.
