@@ -1,0 +1,160 @@
+// libFuzzer entry point (scripts/fuzz where): text → `Connection.condition(_:on:)`, the SQL guard
+// every class where clause, `--where` and service filter passes, checked against table `t` of a
+// file that also holds what a hostile clause would reach for: another table (`secret`), an FTS3
+// table (whose `fts3_tokenizer` is issue 16's D1), an R-tree, a view over `t` that calls a
+// function outside the allow-list, and a view over `secret`.
+//
+// The guard must accept nothing that reaches beyond `t` and the allowed functions. Two oracles,
+// neither of them the guard's own authorizer, run every accepted condition on a second, raw
+// SQLite connection to the same file, in the shapes annolink embeds conditions in:
+// - the compiled program (EXPLAIN): every b-tree it opens is `t` or one of `t`'s indexes, it
+//   opens no virtual table, writes nothing, and every function it calls is allowed;
+// - the run: every function of SQLite outside the allow-list (`PRAGMA function_list`) is
+//   replaced on that connection by one that aborts, so calling one crashes the fuzzer.
+// A refused condition is fine whatever it is; an accepted one that fails either oracle aborts.
+import AnnoLinkStore
+import CSQLite
+import Foundation
+
+/// Aborts: an accepted condition reached something it may not.
+private func escaped(_ what: String, _ condition: String) -> Never {
+    fatalError("the SQL guard accepted a condition that \(what): \(condition.debugDescription)")
+}
+
+/// A raw connection, the guard's connection on the same file, and what `t` may open.
+private final class Fixture: @unchecked Sendable {
+    let folder: String
+    let raw: OpaquePointer
+    let guarded: Connection
+    /// Root pages of `t` and its indexes.
+    let allowedPages: Set<Int64>
+    let allowed = SQLCondition.allowedFunctions
+
+    init() {
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        folder = "\(base)/annolink-fuzz-where-\(getpid())"
+        try? FileManager.default.removeItem(atPath: folder)
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = "\(folder)/where.sqlite"
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else { fatalError("cannot open \(path)") }
+        raw = db
+        Self.exec(db, """
+            CREATE TABLE t (fid INTEGER PRIMARY KEY, name TEXT, n INTEGER, x REAL, b BLOB, geom BLOB);
+            CREATE INDEX t_name ON t (name);
+            INSERT INTO t VALUES (1, 'ELMWOOD', 21505, 5.4, X'00FF', NULL), (2, 'Pohjoisesplanadi', 7, -0.5, NULL, X'4750'),
+                                 (3, NULL, NULL, NULL, X'', NULL), (4, 'o''clock', 2, 1e300, X'0102', X'47500001');
+            CREATE TABLE secret (fid INTEGER PRIMARY KEY, name TEXT, n INTEGER);
+            INSERT INTO secret VALUES (1, 'password', 42);
+            CREATE VIRTUAL TABLE ftsv USING fts3(c, tokenize=simple);
+            INSERT INTO ftsv VALUES ('hello world');
+            CREATE VIRTUAL TABLE rtree_t_geom USING rtree(id, minx, maxx, miny, maxy);
+            INSERT INTO rtree_t_geom VALUES (1, 0, 1, 0, 1);
+            CREATE VIEW v AS SELECT fid, hazard(name) AS h FROM t;
+            CREATE VIEW vs AS SELECT fid, name FROM secret;
+            """, registeringHazard: true)
+        var pages: Set<Int64> = []
+        Self.each(db, "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 't' AND type IN ('table', 'index')") { pages.insert(sqlite3_column_int64($0, 0)) }
+        allowedPages = pages
+        // Every function outside the allow-list aborts when called on the raw connection.
+        var names: Set<String> = []
+        Self.each(db, "SELECT DISTINCT name FROM pragma_function_list") { names.insert(String(cString: sqlite3_column_text($0, 0))) }
+        for name in names where !allowed.contains(name.lowercased()) {
+            sqlite3_create_function_v2(db, name, -1, SQLITE_UTF8, nil, { _, _, _ in abortCall() }, nil, nil, nil)
+        }
+        // What a run may allocate and how long it may take (the guard accepts `printf('%.*c', n, 'x')`).
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1_000_000)
+        sqlite3_progress_handler(db, 100_000, { _ in 1 }, nil)
+        guarded = try! Connection(path: path, mode: .readWrite, journalMode: nil)
+        atexit { try? FileManager.default.removeItem(atPath: Fixture.shared.folder) }
+    }
+
+    static func exec(_ db: OpaquePointer, _ sql: String, registeringHazard: Bool = false) {
+        if registeringHazard {
+            // The view `v` calls it; at set-up it only needs to exist.
+            sqlite3_create_function_v2(db, "hazard", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { _, _, _ in abortCall() }, nil, nil, nil)
+        }
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else { fatalError("set-up failed: \(String(cString: message!))") }
+    }
+
+    static func each(_ db: OpaquePointer, _ sql: String, _ body: (OpaquePointer) -> Void) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(String(cString: sqlite3_errmsg(db))) }
+        defer { sqlite3_finalize(statement) }
+        while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
+    }
+
+    nonisolated(unsafe) static let shared = Fixture()
+}
+
+/// The body of every function the oracle replaced: reaching it is the finding.
+private func abortCall() -> Never {
+    fatalError("a condition the SQL guard accepted called a function outside the allow-list (current input: see the crash file)")
+}
+
+/// Opcodes a read of `t` never needs: virtual tables, writes to the file, schema changes,
+/// triggers.
+private let forbiddenOpcodes: Set<String> = [
+    "VOpen", "VFilter", "VColumn", "VNext", "VUpdate", "VBegin", "VCreate", "VDestroy", "VRename", "VCheck", "VInitIn",
+    "OpenWrite", "ParseSchema", "SqlExec", "Destroy", "Clear", "CreateBtree", "Vacuum", "IncrVacuum", "JournalMode",
+    "Program", "Pagecount", "MaxPgcnt", "Expire", "LoadAnalysis", "DropTable", "DropIndex", "DropTrigger", "TableLock",
+]
+private let functionOpcodes: Set<String> = ["Function", "PureFunc", "AggStep", "AggStep1", "AggFinal", "AggValue", "AggInverse"]
+
+/// Checks the program SQLite compiles for `sql` (which embeds `condition`).
+private func checkProgram(_ sql: String, condition: String, fixture: Fixture) {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(fixture.raw, "EXPLAIN " + sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+        // The guard compiled it on `SELECT 1 FROM t WHERE (…)`; the same text must compile here.
+        escaped("does not compile where annolink embeds it (\(String(cString: sqlite3_errmsg(fixture.raw))))", condition)
+    }
+    defer { sqlite3_finalize(statement) }
+    while true {
+        let rc = sqlite3_step(statement)
+        if rc == SQLITE_DONE { break }
+        guard rc == SQLITE_ROW else { escaped("cannot be explained (\(rc))", condition) }
+        let opcode = String(cString: sqlite3_column_text(statement, 1))
+        let p2 = sqlite3_column_int64(statement, 3)
+        let p3 = sqlite3_column_int64(statement, 4)
+        let p4 = sqlite3_column_text(statement, 5).map { String(cString: $0) } ?? ""
+        if forbiddenOpcodes.contains(opcode) { escaped("compiles to \(opcode) \(p4)", condition) }
+        if opcode == "OpenRead" || opcode == "ReopenIdx" {
+            if p3 != 0 || !fixture.allowedPages.contains(p2) { escaped("opens b-tree \(p2) of database \(p3), which is not t's", condition) }
+        }
+        if functionOpcodes.contains(opcode) {
+            let name = String(p4.prefix { $0 != "(" }).lowercased()
+            if !fixture.allowed.contains(name) { escaped("calls \(p4)", condition) }
+        }
+    }
+}
+
+/// Runs `sql` to its end (or its time limit) with the aborting functions in place.
+private func run(_ sql: String, fixture: Fixture) {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(fixture.raw, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return }
+    defer { sqlite3_finalize(statement) }
+    if sqlite3_bind_parameter_count(statement) > 0 { sqlite3_bind_int64(statement, 1, 1) }
+    while sqlite3_step(statement) == SQLITE_ROW {}
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let fixture = Fixture.shared
+    guard let condition = try? fixture.guarded.condition(text, on: "t") else { return 0 }
+    // The shapes annolink embeds a condition in (AnnotationEngine, GeoPackage.forEachFeature,
+    // translate --where, FeatureQuery).
+    let shapes = [
+        "SELECT count(*) FROM \"t\" WHERE \"fid\" = ? AND \(condition.sql)",
+        "SELECT \"fid\", \"name\", \"geom\" FROM \"t\" WHERE \(condition.sql) ORDER BY \"fid\"",
+        "SELECT \"fid\" FROM \"t\" WHERE \(condition.sql) AND \"fid\" IN (SELECT id FROM \"rtree_t_geom\" WHERE minx <= 1) LIMIT 5",
+    ]
+    for (i, sql) in shapes.enumerated() {
+        // The third shape reads the R-tree itself; only the condition's part is checked there,
+        // by the first two.
+        if i < 2 { checkProgram(sql, condition: text, fixture: fixture) }
+        run(sql, fixture: fixture)
+    }
+    return 0
+}
