@@ -57,22 +57,58 @@ private final class Fixture: @unchecked Sendable {
         Self.each(db, "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 't' AND type IN ('table', 'index')") { pages.insert(sqlite3_column_int64($0, 0)) }
         allowedPages = pages
         // Every function outside the allow-list aborts when called on the raw connection.
-        var names: Set<String> = []
-        Self.each(db, "SELECT DISTINCT name FROM pragma_function_list") { names.insert(String(cString: sqlite3_column_text($0, 0))) }
-        for name in names where !allowed.contains(name.lowercased()) {
-            sqlite3_create_function_v2(db, name, -1, SQLITE_UTF8, nil, { _, _, _ in abortCall() }, nil, nil, nil)
+        // Each name with -1 (any number of arguments) and with every arity SQLite lists: a
+        // function an extension registered on the connection (fts3_tokenizer) keeps its exact
+        // arity over a -1 one.
+        var signatures: Set<String> = []
+        Self.each(db, "SELECT DISTINCT name, narg FROM pragma_function_list") {
+            signatures.insert("\(String(cString: sqlite3_column_text($0, 0)))\t\(sqlite3_column_int($0, 1))")
+        }
+        for signature in signatures {
+            let parts = signature.split(separator: "\t")
+            let name = String(parts[0])
+            guard !allowed.contains(name.lowercased()) else { continue }
+            for arity in Set([Int32(-1), Int32(parts[1])!]) {
+                sqlite3_create_function_v2(db, name, arity, SQLITE_UTF8, nil, { context, _, _ in
+                    abortCall()
+                    sqlite3_result_null(context)
+                }, nil, nil, nil)
+            }
         }
         // What a run may allocate and how long it may take (the guard accepts `printf('%.*c', n, 'x')`).
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1_000_000)
         sqlite3_progress_handler(db, 100_000, { _ in 1 }, nil)
         guarded = try! Connection(path: path, mode: .readWrite, journalMode: nil)
+        checkOracles()
         atexit { try? FileManager.default.removeItem(atPath: Fixture.shared.folder) }
+    }
+
+    /// The oracles must see what they are for: each of these escapes, bypassing the guard, is
+    /// caught, or the target refuses to run.
+    func checkOracles() {
+        let escapes = [
+            "(SELECT count(*) FROM secret) > 0", "EXISTS (SELECT 1 FROM ftsv)", "fid IN (SELECT h FROM v)", "randomblob(4) IS NOT NULL",
+            "fid IN (SELECT id FROM rtree_t_geom)", "EXISTS (SELECT 1 FROM sqlite_master)", "fts3_tokenizer('simple') IS NOT NULL",
+        ]
+        for text in escapes {
+            if violation("SELECT fid FROM \"t\" WHERE (\(text)\n)", fixture: self) == nil { fatalError("the program oracle misses \(text)") }
+        }
+        checkingOracles = true
+        defer { checkingOracles = false }
+        for call in ["randomblob(4)", "fts3_tokenizer('simple')", "hazard(name)", "sqlite_version()", "load_extension('x')", "json('[]')"] {
+            replacedFunctionCalled = false
+            run("SELECT \(call) FROM t", fixture: self)
+            if !replacedFunctionCalled { fatalError("the run oracle misses \(call)") }
+        }
     }
 
     static func exec(_ db: OpaquePointer, _ sql: String, registeringHazard: Bool = false) {
         if registeringHazard {
             // The view `v` calls it; at set-up it only needs to exist.
-            sqlite3_create_function_v2(db, "hazard", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { _, _, _ in abortCall() }, nil, nil, nil)
+            sqlite3_create_function_v2(db, "hazard", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, _, _ in
+                abortCall()
+                sqlite3_result_null(context)
+            }, nil, nil, nil)
         }
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else { fatalError("set-up failed: \(String(cString: message!))") }
@@ -85,11 +121,20 @@ private final class Fixture: @unchecked Sendable {
         while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
     }
 
-    nonisolated(unsafe) static let shared = Fixture()
+    static let shared = Fixture()
 }
 
+/// While the fixture checks its own oracles, a replaced function records the call instead of
+/// aborting.
+nonisolated(unsafe) private var checkingOracles = false
+nonisolated(unsafe) private var replacedFunctionCalled = false
+
 /// The body of every function the oracle replaced: reaching it is the finding.
-private func abortCall() -> Never {
+private func abortCall() {
+    if checkingOracles {
+        replacedFunctionCalled = true
+        return
+    }
     fatalError("a condition the SQL guard accepted called a function outside the allow-list (current input: see the crash file)")
 }
 
@@ -102,29 +147,29 @@ private let forbiddenOpcodes: Set<String> = [
 ]
 private let functionOpcodes: Set<String> = ["Function", "PureFunc", "AggStep", "AggStep1", "AggFinal", "AggValue", "AggInverse"]
 
-/// Checks the program SQLite compiles for `sql` (which embeds `condition`).
-private func checkProgram(_ sql: String, condition: String, fixture: Fixture) {
+/// What the program SQLite compiles for `sql` does that a condition on `t` may not, or nil.
+private func violation(_ sql: String, fixture: Fixture) -> String? {
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(fixture.raw, "EXPLAIN " + sql, -1, &statement, nil) == SQLITE_OK, let statement else {
         // The guard compiled it on `SELECT 1 FROM t WHERE (…)`; the same text must compile here.
-        escaped("does not compile where annolink embeds it (\(String(cString: sqlite3_errmsg(fixture.raw))))", condition)
+        return "does not compile where annolink embeds it (\(String(cString: sqlite3_errmsg(fixture.raw))))"
     }
     defer { sqlite3_finalize(statement) }
     while true {
         let rc = sqlite3_step(statement)
-        if rc == SQLITE_DONE { break }
-        guard rc == SQLITE_ROW else { escaped("cannot be explained (\(rc))", condition) }
+        if rc == SQLITE_DONE { return nil }
+        guard rc == SQLITE_ROW else { return "cannot be explained (\(rc))" }
         let opcode = String(cString: sqlite3_column_text(statement, 1))
         let p2 = sqlite3_column_int64(statement, 3)
         let p3 = sqlite3_column_int64(statement, 4)
         let p4 = sqlite3_column_text(statement, 5).map { String(cString: $0) } ?? ""
-        if forbiddenOpcodes.contains(opcode) { escaped("compiles to \(opcode) \(p4)", condition) }
+        if forbiddenOpcodes.contains(opcode) { return "compiles to \(opcode) \(p4)" }
         if opcode == "OpenRead" || opcode == "ReopenIdx" {
-            if p3 != 0 || !fixture.allowedPages.contains(p2) { escaped("opens b-tree \(p2) of database \(p3), which is not t's", condition) }
+            if p3 != 0 || !fixture.allowedPages.contains(p2) { return "opens b-tree \(p2) of database \(p3), which is not t's" }
         }
         if functionOpcodes.contains(opcode) {
             let name = String(p4.prefix { $0 != "(" }).lowercased()
-            if !fixture.allowed.contains(name) { escaped("calls \(p4)", condition) }
+            if !fixture.allowed.contains(name) { return "calls \(p4)" }
         }
     }
 }
@@ -153,7 +198,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for (i, sql) in shapes.enumerated() {
         // The third shape reads the R-tree itself; only the condition's part is checked there,
         // by the first two.
-        if i < 2 { checkProgram(sql, condition: text, fixture: fixture) }
+        if i < 2, let what = violation(sql, fixture: fixture) { escaped(what, text) }
         run(sql, fixture: fixture)
     }
     return 0
