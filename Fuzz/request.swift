@@ -62,6 +62,8 @@ private final class Fixture: @unchecked Sendable {
     }
 
     func reset() {
+        // The old server closes its connections before its file is replaced.
+        server = nil
         server = Self.open(copying: pristine, to: served)
         changes = 0
     }

@@ -29,6 +29,9 @@ private final class Fixture: @unchecked Sendable {
     /// Root pages of `t` and its indexes.
     let allowedPages: Set<Int64>
     let allowed = SQLCondition.allowedFunctions
+    /// Conditions checked by the guard, and accepted.
+    var checked = 0
+    var accepted = 0
 
     init() {
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
@@ -80,7 +83,11 @@ private final class Fixture: @unchecked Sendable {
         sqlite3_progress_handler(db, 100_000, { _ in 1 }, nil)
         guarded = try! Connection(path: path, mode: .readWrite, journalMode: nil)
         checkOracles()
-        atexit { try? FileManager.default.removeItem(atPath: Fixture.shared.folder) }
+        atexit {
+            let f = Fixture.shared
+            FileHandle.standardError.write(Data("where: \(f.accepted) of \(f.checked) conditions accepted by the guard and run past both oracles\n".utf8))
+            try? FileManager.default.removeItem(atPath: f.folder)
+        }
     }
 
     /// The oracles must see what they are for: each of these escapes, bypassing the guard, is
@@ -187,7 +194,9 @@ private func run(_ sql: String, fixture: Fixture) {
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let fixture = Fixture.shared
+    fixture.checked += 1
     guard let condition = try? fixture.guarded.condition(text, on: "t") else { return 0 }
+    fixture.accepted += 1
     // The shapes annolink embeds a condition in (AnnotationEngine, GeoPackage.forEachFeature,
     // translate --where, FeatureQuery).
     let shapes = [
