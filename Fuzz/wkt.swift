@@ -1,4 +1,5 @@
-// libFuzzer entry point: compiled into module AnnoLinkGeometry by scripts/fuzz.
+// libFuzzer entry point (scripts/fuzz wkt): text → Geometry(wkt:).
+import AnnoLinkGeometry
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

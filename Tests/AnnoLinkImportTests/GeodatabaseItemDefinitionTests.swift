@@ -149,6 +149,21 @@ struct GeodatabaseItemDefinitionTests {
         #expect(throws: GeodatabaseDefinitionError.unknownFieldType("esriFieldTypeHologram")) { try GeodatabaseItemDefinition(xml: badType) }
     }
 
+    /// Found by `scripts/fuzz itemdef`: Foundation's XMLParser crashed the process (a NULL
+    /// string's length) on a processing instruction without data.
+    @Test("a processing instruction is refused, not handed to the XML parser")
+    func processingInstruction() throws {
+        let found = "<DEFeatureClas.8~>|CatalogPtrue<?Cereered?><Ed.nfo>"
+        #expect(throws: GeodatabaseDefinitionError.self) { try GeodatabaseItemDefinition(xml: found) }
+        #expect(throws: GeodatabaseDefinitionError.malformedXML(
+            line: 2, column: 21, message: "a processing instruction (<?…?>), which definition documents do not have")) {
+            try GeodatabaseItemDefinition(xml: "<DEFeatureClassInfo>\n<Name>x</Name><?x?></DEFeatureClassInfo>")
+        }
+        // The XML declaration may still open a document.
+        let xml = try Fixtures.text("ParcelLines_1.xml")
+        #expect(try GeodatabaseItemDefinition(xml: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + xml).name == GeodatabaseItemDefinition(xml: xml).name)
+    }
+
     @Test("a where clause in a label class is kept")
     func whereClause() throws {
         let xml = try Fixtures.text("ParcelLinesAnno_1.xml")
