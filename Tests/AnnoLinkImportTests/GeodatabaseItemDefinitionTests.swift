@@ -156,7 +156,7 @@ struct GeodatabaseItemDefinitionTests {
         let found = "<DEFeatureClas.8~>|CatalogPtrue<?Cereered?><Ed.nfo>"
         #expect(throws: GeodatabaseDefinitionError.self) { try GeodatabaseItemDefinition(xml: found) }
         #expect(throws: GeodatabaseDefinitionError.malformedXML(
-            line: 2, column: 21, message: "a processing instruction (<?…?>), which definition documents do not have")) {
+            line: 2, column: 15, message: "a processing instruction (<?…?>), which definition documents do not have")) {
             try GeodatabaseItemDefinition(xml: "<DEFeatureClassInfo>\n<Name>x</Name><?x?></DEFeatureClassInfo>")
         }
         // The XML declaration may still open a document.
