@@ -54,6 +54,23 @@ extension PostGISStore {
         recording.before(.init(table: table.name, fid: fid), text)
     }
 
+    /// Inside an edit, locks the rows `fids` of `table` (`FOR UPDATE`) in one statement, in fid
+    /// order, and takes their images before the edit; the rows already taken are left as they are.
+    public func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws {
+        guard let recording else { return }
+        let wanted = Array(Set(fids.filter { !recording.has(.init(table: table.name, fid: $0)) })).sorted()
+        guard !wanted.isEmpty else { return }
+        let pk = quoteIdentifier(table.primaryKey)
+        let rows = try connection.query(
+            "SELECT u.\(pk), u::text FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
+            [.text("{" + wanted.map(String.init).joined(separator: ",") + "}")]
+        ).rows
+        for row in rows {
+            guard let fid = row[0].integerValue else { continue }
+            recording.before(.init(table: table.name, fid: fid), row[1].textValue)
+        }
+    }
+
     /// The columns read for `fields` (nil: all), after the key and the geometry.
     private func attributeColumns(_ table: FeatureTable, fields: Set<String>?) -> [Column] {
         let wanted = fields.map { Set($0.map { $0.lowercased() }) }

@@ -149,7 +149,7 @@ struct ServePostGISTests {
         #expect(try data.query("SELECT \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)") != "OTHER SERVER")
     }
 
-    @Test("2 servers, 4 clients, 100 mixed edits on few features (some two at once, which may deadlock): every success in the database, every conflict reported and leaving nothing, labels clean, one entry each")
+    @Test("2 servers, 4 clients, 100 mixed edits on few features (many two at once, in random order): no deadlock (the batch locks in fid order), every edit in the database, labels clean, one entry each")
     func concurrentClients() throws {
         guard let data = try EditedData(.postGIS) else { return }
         defer { data.drop() }
@@ -160,7 +160,7 @@ struct ServePostGISTests {
         }
         let run = try Harness.run("/usr/bin/python3", [
             Harness.packageRoot.appendingPathComponent("scripts/pg-serve-load").path, "--server", a.url, "--server", b.url,
-            "--service", data.database!.name, "--clients", "4", "--edits", "100", "--hot", "3", "--pairs", "0.2",
+            "--service", data.database!.name, "--clients", "4", "--edits", "100", "--hot", "3", "--pairs", "0.5",
             "--database", data.database!.connectionString, "--annolink", Harness.binary,
         ])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
@@ -169,6 +169,9 @@ struct ServePostGISTests {
         #expect(report["edits"] as? Int == 100)
         let succeeded = report["succeeded"] as? Int ?? 0
         #expect(succeeded + (report["conflicts"] as? Int ?? 0) == 100)
+        // Two-feature requests in opposite orders deadlocked (about one in ten) until applyEdits
+        // took its features in fid order first (EditService.lockFeatures).
+        #expect(report["conflicts"] as? Int == 0, "\(report["failures"] ?? "")")
         #expect(report["journalEntries"] as? Int == succeeded)
         #expect((report["onHotFeatures"] as? Int ?? 0) > 20, "editors met on the same features")
     }

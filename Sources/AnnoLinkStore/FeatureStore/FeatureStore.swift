@@ -39,6 +39,12 @@ public protocol FeatureStore: AnyObject {
     // MARK: Features
     /// Feature `fid`; inside an edit, the row that edit will write.
     func feature(_ table: FeatureTable, fid: Int64) throws -> Feature
+    /// Inside an edit, takes the features `fids` of `table` for this edit before it reads any of
+    /// them, in fid order, so that two edits of several features each, named in opposite orders,
+    /// wait for each other instead of deadlocking (a store with several writers locks the rows;
+    /// a store whose writer holds the whole database, a GeoPackage, has nothing to do). Fids
+    /// that name no feature are passed over; the edit reports them when it reads them.
+    func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws
     /// Every feature `condition` selects (nil: all) in fid order, with only `fields` read (nil: all).
     func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?, _ body: (Feature) throws -> Void) throws
     /// The fids `selection` picks, in fid order. Throws `SQLCondition.Refusal`, `StoreError.unknownFeature`.

@@ -25,6 +25,9 @@ extension GeoPackage: FeatureStore {
         }
     }
 
+    /// Nothing to do: an edit of a GeoPackage holds SQLite's write lock on the whole file.
+    public func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws {}
+
     public func refreshExtent(of table: FeatureTable) throws {
         try refreshContents(of: table)
     }
