@@ -71,6 +71,15 @@ extension PostGISStore {
         }
     }
 
+    /// Through the GiST index: `&&` on `ST_MakeEnvelope` in the column's SRID.
+    public func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64] {
+        let pk = quoteIdentifier(table.primaryKey)
+        let sql = "SELECT u.\(pk) FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.geometryColumn)) && "
+            + "ST_MakeEnvelope($1, $2, $3, $4, \(try srid(of: table))) ORDER BY u.\(pk)"
+        return try connection.query(sql, [.float8(box.minX), .float8(box.minY), .float8(box.maxX), .float8(box.maxY)])
+            .rows.compactMap { $0[0].integerValue }
+    }
+
     /// The columns read for `fields` (nil: all), after the key and the geometry.
     private func attributeColumns(_ table: FeatureTable, fields: Set<String>?) -> [Column] {
         let wanted = fields.map { Set($0.map { $0.lowercased() }) }

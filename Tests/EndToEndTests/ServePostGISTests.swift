@@ -103,6 +103,29 @@ struct ServePostGISTests {
         #expect(try server.request("/health").status == 200, "the server still answers")
     }
 
+    @Test("the map page's /coordinates on PostGIS: the data's CRS read through the store, longitude/latitude as cs2cs gives them; /render.png a clear 501")
+    func coordinates() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let (x, y) = (11788123.25, 7059001.5)
+        let line = try ExternalTool.cs2cs.output(["-f", "%.10f", "EPSG:2924", "EPSG:4326"], input: "\(x) \(y)\n")
+        let numbers = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
+        try #require(numbers.count >= 2, "cs2cs: \(line)")
+        let answer = try server.request("/coordinates?x=\(x)&y=\(y)")
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.object?["crs"] as? String == "EPSG:2924", "\(answer.text)")
+        let longitude = try #require(answer.object?["longitude"] as? Double, "\(answer.text)")
+        let latitude = try #require(answer.object?["latitude"] as? Double, "\(answer.text)")
+        // cs2cs writes latitude, longitude (EPSG:4326's axis order).
+        #expect(abs(longitude - numbers[1]) < 1e-9 && abs(latitude - numbers[0]) < 1e-9, "\(longitude), \(latitude) vs cs2cs \(line)")
+        // The renderer reads GeoPackage SQL: not served from PostGIS yet, and it says so.
+        let png = try server.request("/render.png?bbox=11787000,7055000,11792000,7060000&width=64&height=64")
+        #expect(png.status == 501, "\(png.text)")
+        #expect(png.text.contains("PostGIS"), "\(png.text)")
+    }
+
     @Test("an edit through one server is seen through another: its query, its journal key, and a page waiting on LISTEN")
     func twoServers() throws {
         guard let data = try EditedData(.postGIS) else { return }

@@ -256,6 +256,33 @@ struct StoreEditTests {
         #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)") == "BY HAND")
     }
 
+    @Test("identify finds the same features and annotation rows near a point in both stores, through each store's spatial index")
+    func identifySame() throws {
+        var found: [EditedStore: String] = [:]
+        for store in EditedStore.allCases {
+            guard let data = try EditedData(store) else { return }
+            defer { data.drop() }
+            // Near the first address point: that point, its label, and the parcels and lines around it.
+            let fid = try data.query("SELECT min(\"fid\") FROM \"Loudoun_Address_Points_1\"")
+            let xy = try data.query("SELECT \"AnchorX\" || ',' || \"AnchorY\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)")
+            let run = try Harness.annolink("identify", data.target, xy, "--tolerance", "60", "--json")
+            #expect(run.status == 0, "\(store): \(run.stdout) \(run.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(store): \(run.stderr)")
+            let features = try #require(object["features"] as? [[String: Any]])
+            let annotation = try #require(object["annotation"] as? [[String: Any]])
+            #expect(annotation.contains { "\($0["featureID"] ?? "")" == fid && $0["annotationTable"] as? String == "Loudoun_Address_PointsAnno_1" },
+                    "\(store): the point's label is found: \(run.stdout)")
+            found[store] = features.map { "\($0["table"] ?? "") \($0["fid"] ?? "") \(String(format: "%.6f", $0["distance"] as? Double ?? -1))" }.joined(separator: "\n")
+                + "\n" + annotation.map { "\($0["annotationTable"] ?? "") \($0["featureID"] ?? "") \(String(format: "%.6f", $0["distance"] as? Double ?? -1))" }.joined(separator: "\n")
+            // show TABLE --at picks through the same search.
+            let shown = try Harness.annolink("show", data.target, "Loudoun_Address_Points_1", "--at", xy)
+            #expect(shown.status == 0, "\(store): \(shown.stdout) \(shown.stderr)")
+        }
+        let geoPackage = try #require(found[.geoPackage]), postGIS = try #require(found[.postGIS])
+        #expect(geoPackage.split(separator: "\n").count >= 2, "\(geoPackage)")
+        #expect(postGIS == geoPackage)
+    }
+
     @Test("check finds the same problems on the same planted corruption in both stores")
     func checkSameProblems() throws {
         var found: [EditedStore: [String]] = [:]

@@ -49,6 +49,10 @@ public protocol FeatureStore: AnyObject {
     func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?, _ body: (Feature) throws -> Void) throws
     /// The fids `selection` picks, in fid order. Throws `SQLCondition.Refusal`, `StoreError.unknownFeature`.
     func featureIDs(_ table: FeatureTable, selection: FeatureSelection) throws -> [Int64]
+    /// The fids of the rows of `table` whose geometry may meet `box` (table CRS units), in fid
+    /// order: a superset of those whose envelope meets it (the store's spatial index decides),
+    /// for a search near a location that then measures exact distances.
+    func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64]
     /// Inserts a feature (`fid` nil: the store chooses) and returns its fid.
     func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64
     /// Writes `geometry` (nil: kept) and `attributes` of feature `fid`.
