@@ -126,6 +126,41 @@ struct ServePostGISTests {
         #expect(png.text.contains("PostGIS"), "\(png.text)")
     }
 
+    @Test("a sketch session on PostGIS: open a parcel line, drag its end, save — the line, its length label and the journal in the database")
+    func sketch() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let fid = try data.query("""
+            SELECT l.fid FROM "ParcelLines_1" l WHERE ST_NPoints(l.geom) = 2
+            AND EXISTS (SELECT 1 FROM "ParcelLinesAnno_1" a WHERE a."FeatureID" = l.fid) ORDER BY l.fid LIMIT 1
+            """)
+        let labelBefore = try data.query("SELECT \"TextString\" FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(fid)")
+        func send(_ path: String, _ body: [String: Any]) throws -> HTTPReply {
+            try server.request(path, method: "POST", headers: ["Content-Type": "application/json"], body: try JSONSerialization.data(withJSONObject: body))
+        }
+        let created = try send("/sketch/sessions", ["table": "ParcelLines_1", "fid": Int(fid)!, "tool": "vertex"])
+        #expect(created.status == 201, "\(created.text)")
+        let id = try #require(created.object?["id"] as? String, "\(created.text)")
+        let parts = try #require(created.object?["parts"] as? [[[Double]]])
+        try #require(parts.count == 1 && parts[0].count == 2)
+        let centre = try #require((created.object?["view"] as? [String: Any])?["center"] as? [Double])
+        let u = 1200 * 0.0254 / 96 / (1200.0 / 3937.0)
+        let end = [400 + (parts[0][1][0] - centre[0]) / u, 300 - (parts[0][1][1] - centre[1]) / u]
+        let dragged = try send("/sketch/sessions/\(id)/actions", ["action": "drag", "from": end, "to": [end[0] + 40, end[1]]])
+        #expect(dragged.status == 200, "\(dragged.text)")
+        let saved = try send("/sketch/sessions/\(id)/save", [:])
+        #expect(saved.status == 200, "\(saved.text)")
+        #expect((saved.object?["result"] as? [String: Any])?["fid"] as? Int == Int(fid), "\(saved.text)")
+        let x = try #require(Double(try data.query("SELECT ST_X(ST_EndPoint(geom)) FROM \"ParcelLines_1\" WHERE fid = \(fid)")))
+        #expect(abs(x - (parts[0][1][0] + 40 * u)) < 1e-6, "the end moved 40 points right")
+        #expect(try data.query("SELECT \"TextString\" FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(fid)") != labelBefore,
+                "the length label follows the new shape")
+        #expect(try data.query("SELECT command FROM annolink.journal ORDER BY id DESC LIMIT 1") == "serve sketch save")
+        #expect(try Harness.annolink("check", data.target).status == 0)
+    }
+
     @Test("an edit through one server is seen through another: its query, its journal key, and a page waiting on LISTEN")
     func twoServers() throws {
         guard let data = try EditedData(.postGIS) else { return }
