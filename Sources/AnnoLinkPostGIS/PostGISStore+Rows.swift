@@ -71,6 +71,17 @@ extension PostGISStore {
         }
     }
 
+    /// Row `fid` of `table` as PostgreSQL writes it (`row::text`: every column, geometry as hex
+    /// EWKB, doubles in their shortest exact digits), nil when there is none: what an entity tag
+    /// is computed from. Inside an edit the row is locked first (`FOR UPDATE`, its image taken)
+    /// and the text is the row as the edit has left it so far.
+    public func rowText(_ table: FeatureTable, fid: Int64) throws -> String? {
+        try lockAndRecord(table, fid: fid)
+        return try connection.query(
+            "SELECT u::text FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]
+        ).scalar?.textValue
+    }
+
     /// Through the GiST index: `&&` on `ST_MakeEnvelope` in the column's SRID.
     public func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64] {
         let pk = quoteIdentifier(table.primaryKey)

@@ -33,7 +33,7 @@ struct ServePostGISTests {
         return try #require(reply.object, "\(reply.text)")
     }
 
-    @Test("FeatureServer query and applyEdits, OGC items, and a well-formed refusal of what PostGIS does not serve yet")
+    @Test("FeatureServer query and applyEdits, OGC items, collections and api")
     func readsAndEdits() throws {
         guard let data = try EditedData(.postGIS) else { return }
         defer { data.drop() }
@@ -96,11 +96,59 @@ struct ServePostGISTests {
         let api = try server.request("/ogc/api?f=json")
         #expect(api.status == 200, "\(api.text)")
         #expect(api.text.contains("/collections/\(Self.points)/items"))
-        // Not served from PostGIS yet: a well-formed refusal (OGC exception, Esri error), not a crash.
-        let one = try server.request("/ogc/collections/\(Self.points)/items/\(fid)?f=json")
-        #expect(one.status == 501, "\(one.text)")
-        #expect((one.object?["description"] as? String)?.contains("PostGIS") == true, "\(one.text)")
         #expect(try server.request("/health").status == 200, "the server still answers")
+    }
+
+    @Test("OGC single items and edits on PostGIS: the ETag follows the row, If-Match guards PATCH and DELETE (412 on a stale tag), POST creates; labels and journal in the database")
+    func ogcItemsAndEdits() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let fid = try data.firstPoint()
+        let item = "/ogc/collections/\(Self.points)/items/\(fid)"
+        let one = try server.request(item + "?f=json")
+        #expect(one.status == 200, "\(one.text)")
+        #expect("\((one.object?["id"]) ?? "")" == fid, "\(one.text)")
+        let etag = try #require(one.headers["etag"], "\(one.headers)")
+        #expect(etag.hasPrefix("\"") && etag.count == 34)
+        #expect(try server.request(item + "?f=json").headers["etag"] == etag, "the same row gives the same tag")
+        #expect(try server.request("/ogc/collections/\(Self.points)/items/999999999?f=json").status == 404)
+
+        // PATCH with the tag: the field and its label change, one journal entry, a new tag.
+        let patch = ["Content-Type": "application/merge-patch+json"]
+        let patched = try server.request(item, method: "PATCH", headers: patch.merging(["If-Match": etag]) { $1 },
+                                         body: Data(#"{"properties": {"ST_STR_NAM": "OGC STREET"}}"#.utf8))
+        #expect(patched.status == 204, "\(patched.text)")
+        let newTag = try #require(patched.headers["etag"])
+        #expect(newTag != etag)
+        #expect(try server.request(item + "?f=json").headers["etag"] == newTag, "the tag a PATCH returns is the one a GET gives")
+        let fields = try data.query("SELECT \"AD_ADDRESS\" || ' ' || \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)")
+        #expect(fields.hasSuffix(" OGC STREET"))
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == fields)
+        let entries = try data.query("SELECT count(*) FROM annolink.journal")
+
+        // The old tag no longer matches: 412, nothing written.
+        let stale = try server.request(item, method: "PATCH", headers: patch.merging(["If-Match": etag]) { $1 },
+                                       body: Data(#"{"properties": {"ST_STR_NAM": "LOST"}}"#.utf8))
+        #expect(stale.status == 412, "\(stale.text)")
+        #expect(try data.query("SELECT \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)") == "OGC STREET")
+        #expect(try data.query("SELECT count(*) FROM annolink.journal") == entries)
+
+        // POST creates a feature with its label; DELETE with the current tag removes both.
+        let created = try server.request("/ogc/collections/\(Self.points)/items", method: "POST", headers: ["Content-Type": "application/geo+json"],
+                                         body: Data(#"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-77.4170, 39.0205]}, "properties": {"AD_ADDRESS": 7, "ST_STR_NAM": "NEW OGC", "GlobalID": "{00000000-0000-0000-0000-0000000000AB}"}}"#.utf8))
+        #expect(created.status == 201, "\(created.text)")
+        let location = try #require(created.headers["location"], "\(created.text)")
+        let newFid = try #require(location.split(separator: "/").last.map(String.init))
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(newFid)").hasSuffix("NEW OGC"))
+        let createdTag = try #require(created.headers["etag"])
+        #expect(try server.request("/ogc/collections/\(Self.points)/items/\(newFid)?f=json").headers["etag"] == createdTag)
+        let deleted = try server.request("/ogc/collections/\(Self.points)/items/\(newFid)", method: "DELETE", headers: ["If-Match": createdTag])
+        #expect(deleted.status == 204, "\(deleted.text)")
+        #expect(try data.query("SELECT count(*) FROM \"\(Self.points)\" WHERE fid = \(newFid)") == "0")
+        #expect(try data.query("SELECT count(*) FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(newFid)") == "0")
+        #expect(try Harness.annolink("check", data.target).status == 0)
     }
 
     @Test("the map page's /coordinates on PostGIS: the data's CRS read through the store, longitude/latitude as cs2cs gives them; /render.png a clear 501")
