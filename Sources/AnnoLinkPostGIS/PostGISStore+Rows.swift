@@ -82,6 +82,14 @@ extension PostGISStore {
         ).scalar?.textValue
     }
 
+    public func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64 {
+        try connection.query("SELECT count(*) FROM \(qualified(table)) AS u" + (condition.map { " WHERE \($0.sql)" } ?? "")).scalar?.integerValue ?? 0
+    }
+
+    public func recordedExtent(of table: FeatureTable) throws -> Envelope? {
+        try recordedContents(of: table.name).extent
+    }
+
     /// Through the GiST index: `&&` on `ST_MakeEnvelope` in the column's SRID.
     public func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64] {
         let pk = quoteIdentifier(table.primaryKey)

@@ -283,6 +283,42 @@ struct StoreEditTests {
         #expect(postGIS == geoPackage)
     }
 
+    @Test("info reports the same tables, counts, extents and classes of a GeoPackage and of its PostGIS copy (annolink copy)")
+    func infoSame() throws {
+        guard let data = try EditedData(.geoPackage) else { return }
+        let database = try PostgresTestDatabase()
+        defer { if ProcessInfo.processInfo.environment["ANNOLINK_TEST_KEEP_DATABASES"] == nil { try? database.drop() } }
+        let copied = try Harness.annolink("copy", data.target, database.connectionString)
+        try #require(copied.status == 0, "\(copied.stdout) \(copied.stderr)")
+        var found: [String] = [], extents: [[String: [Double]]] = []
+        for target in [data.target, database.connectionString] {
+            let run = try Harness.annolink("info", target, "--json")
+            #expect(run.status == 0, "\(target): \(run.stdout) \(run.stderr)")
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(target): \(run.stderr)")
+            object["path"] = nil
+            // Extents as recorded: the GeoPackage's annotation extents are rounded outward to
+            // whole units (the R-tree's), the copy records them exactly; compared below.
+            var tables = try #require(object["tables"] as? [[String: Any]])
+            var extent: [String: [Double]] = [:]
+            for i in tables.indices {
+                extent[tables[i]["name"] as? String ?? ""] = tables[i]["extent"] as? [Double]
+                tables[i]["extent"] = nil
+            }
+            extents.append(extent)
+            object["tables"] = tables
+            found.append(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            let one = try Harness.annolink("info", target, "--table", "ParcelLinesAnno_1")
+            #expect(one.status == 0 && one.stdout.contains("AnnotationClassID"), "\(target): \(one.stdout) \(one.stderr)")
+        }
+        #expect(found[0].contains("\"count\":115"), "\(found[0])")
+        #expect(found[1] == found[0])
+        #expect(extents[0].count >= 7 && extents[1].keys == extents[0].keys, "\(extents)")
+        for (name, box) in extents[0] {
+            let copy = try #require(extents[1][name], "\(name) has no recorded extent on PostGIS")
+            #expect(box.count == 4 && copy.count == 4 && zip(box, copy).allSatisfy { abs($0 - $1) < 2 }, "\(name): \(box) vs \(copy)")
+        }
+    }
+
     @Test("check finds the same problems on the same planted corruption in both stores")
     func checkSameProblems() throws {
         var found: [EditedStore: [String]] = [:]

@@ -53,6 +53,11 @@ public protocol FeatureStore: AnyObject {
     /// order: a superset of those whose envelope meets it (the store's spatial index decides),
     /// for a search near a location that then measures exact distances.
     func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64]
+    /// How many rows of `table` `condition` (checked on `table`) selects; nil: every row.
+    func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64
+    /// The table's extent as the store records it (a GeoPackage's `gpkg_contents`, PostGIS's
+    /// `annolink.contents`), nil when none is recorded.
+    func recordedExtent(of table: FeatureTable) throws -> Envelope?
     /// Inserts a feature (`fid` nil: the store chooses) and returns its fid.
     func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64
     /// Writes `geometry` (nil: kept) and `attributes` of feature `fid`.
