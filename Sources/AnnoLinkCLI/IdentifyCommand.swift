@@ -14,9 +14,9 @@ struct IdentifyCommand: ParsableCommand {
             each is linked to). Features come as a map draws them, top down: points, then lines,
             then polygons, nearest first within each; annotation rows nearest first. Every
             feature table and annotation table is searched, or only --table. Each table is
-            searched in its own CRS: the spatial index (R-tree) finds the rows near the location
+            searched in its own CRS: the spatial index (R-tree; GiST on PostGIS) finds the rows near the location
             and GEOS measures the distance (planar, 0 inside a polygon or a footprint). Only
-            reads.
+            reads. FILE is a GeoPackage or a PostGIS database (postgresql://…).
 
             The default tolerance is 10 points of text at the reference scale of the table's
             annotation classes: 10/72 inch × the scale on the ground, in the map units of the
@@ -30,7 +30,7 @@ struct IdentifyCommand: ParsableCommand {
         exitStatus: """
             0 done (also when nothing is near), 64 bad usage, 65 unknown table, unknown CRS
             or a location outside it, no annotation class for a default tolerance,
-            66 no such file.
+            66 no such file or database, 75 database unreachable (try again).
             """,
         example: """
             annolink identify loudoun.gpkg -77.41643,39.02078 --crs EPSG:4326
@@ -84,7 +84,7 @@ struct IdentifyCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path, readOnly: true))
+        let service = EditService(store: try StoreTarget.open(path, readOnly: true))
         let result = try service.run(Identify(location: point, crs: crs, tolerance: toleranceValue, table: table))
         if json {
             Output.line(try Output.json(result))

@@ -2,17 +2,17 @@ import AnnoLinkEditing
 import AnnoLinkStore
 import Foundation
 
-/// `annolink info`: what a GeoPackage holds.
+/// `annolink info`: what a GeoPackage or a PostGIS database holds.
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "list the feature and annotation tables of a GeoPackage",
+        abstract: "list the feature and annotation tables of a GeoPackage or PostGIS database",
         discussion: """
             Lists every feature table with its geometry type, CRS, feature count and extent, and
             every annotation table with its annotation classes (origin table, label expression,
             font, reference scale, placement) and how many annotation rows it holds.
             """,
-        exitStatus: "0 done, 65 not a GeoPackage or no such table, 66 no such file.")
+        exitStatus: "0 done, 65 not a GeoPackage or no such table, 66 no such file or database, 75 database unreachable (try again).")
 
     static let table = ArgumentDeclaration.option("--table", value: "TABLE", help: "only this feature or annotation table, with its columns")
     static let json = ArgumentDeclaration.flag("--json", help: """
@@ -39,7 +39,7 @@ struct InfoCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let service = EditService(package: try GeoPackage(path: path, readOnly: true))
+        let service = EditService(store: try StoreTarget.open(path, readOnly: true))
         var info = try service.run(DescribePackage(table: only))
         info.path = path
         if json {

@@ -1,6 +1,6 @@
 import AnnoLinkStore
 
-/// What a GeoPackage holds: its feature and annotation tables and its annotation classes
+/// What a data set holds (a GeoPackage or a PostGIS database, read through the store): its feature and annotation tables and its annotation classes
 /// (`annolink info`). Only reads.
 public struct DescribePackage: EditRequest {
     /// Only this feature or annotation table, with its columns; nil: every table.
@@ -11,39 +11,39 @@ public struct DescribePackage: EditRequest {
     }
 
     public func run(in service: EditService) throws -> PackageInfo {
-        let package = try service.geoPackage(for: "info")
-        let annotationTables = Set(try package.annotationTableNames().map { $0.lowercased() })
-        var info = PackageInfo(path: package.path)
-        try package.connection.read {
-            let names = try table.map { [try package.featureTable($0).name] } ?? package.featureTableNames()
-            for name in names {
-                let table = try package.featureTable(name)
-                let count = try package.connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name))") ?? 0
-                let extent = try package.connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
-                let crs = try package.spatialReferenceSystem(table.srsID)
-                info.tables.append(PackageInfo.Table(
-                    name: table.name, kind: annotationTables.contains(name.lowercased()) ? .annotation : .features,
-                    geometryType: table.geometryTypeName, srsID: table.srsID,
-                    crs: crs.map { "\($0.organization):\($0.organizationCoordsysID) \($0.name)" } ?? "unregistered", count: count,
-                    extent: extent.flatMap { row in row.contains(where: \.isNull) ? nil : row.compactMap(\.doubleValue) },
-                    columns: self.table == nil ? nil : table.columns.map { PackageInfo.Column(name: $0.name, type: $0.type, notNull: $0.isNotNull) }))
-            }
+        // One snapshot on a GeoPackage (a read transaction); on PostGIS each count is a statement.
+        if let package = service.store as? GeoPackage { return try package.connection.read { try describe(package) } }
+        return try describe(service.store)
+    }
+
+    private func describe(_ store: any FeatureStore) throws -> PackageInfo {
+        let annotationTables = Set(try store.annotationTableNames().map { $0.lowercased() })
+        var info = PackageInfo(path: store.location)
+        let names = try table.map { [try store.featureTable($0).name] } ?? store.featureTableNames()
+        for name in names {
+            let table = try store.featureTable(name)
+            let count = try store.rowCount(table, matching: nil)
+            let extent = try store.recordedExtent(of: table)
+            let crs = try store.spatialReferenceSystem(table.srsID)
+            info.tables.append(PackageInfo.Table(
+                name: table.name, kind: annotationTables.contains(name.lowercased()) ? .annotation : .features,
+                geometryType: table.geometryTypeName, srsID: table.srsID,
+                crs: crs.map { "\($0.organization):\($0.organizationCoordsysID) \($0.name)" } ?? "unregistered", count: count,
+                extent: extent.map { [$0.minX, $0.minY, $0.maxX, $0.maxY] },
+                columns: self.table == nil ? nil : table.columns.map { PackageInfo.Column(name: $0.name, type: $0.type, notNull: $0.isNotNull) }))
         }
         let selected = Set(info.tables.map { $0.name.lowercased() })
-        for c in try package.annotationClasses()
+        for c in try store.annotationClasses()
         where table == nil || selected.contains(c.annotationTable.lowercased()) || selected.contains(c.originTable.lowercased()) {
-            let annotationCount = try package.connection.scalarInt(
-                "SELECT count(*) FROM \(quoteIdentifier(c.annotationTable)) WHERE AnnotationClassID = ?", [.integer(c.classID)]) ?? 0
+            let annotationTable = try store.featureTable(c.annotationTable)
+            let annotationCount = try store.rowCount(annotationTable, matching: store.checkedCondition("AnnotationClassID = \(c.classID)", on: annotationTable.name))
             // A stored where clause is checked before it runs; one that is refused is reported
             // for its class (no count) rather than stopping `info` for the whole file.
             var originCount: Int64?
             var whereClauseProblem: String?
             do {
-                var originSQL = "SELECT count(*) FROM \(quoteIdentifier(c.originTable))"
-                if let clause = c.selectingClause {
-                    originSQL += " WHERE \(try package.connection.condition(clause, on: c.originTable).sql)"
-                }
-                originCount = try package.connection.scalarInt(originSQL) ?? 0
+                let origin = try store.featureTable(c.originTable)
+                originCount = try store.rowCount(origin, matching: try c.selectingClause.map { try store.checkedCondition($0, on: origin.name) })
             } catch let refusal as SQLCondition.Refusal {
                 whereClauseProblem = "the where clause \(refusal)"
             }

@@ -26,8 +26,8 @@ public final class EditService {
         self.init(store: package)
     }
 
-    /// The store as a GeoPackage, for what only a GeoPackage does so far (`info`, `identify`,
-    /// serve's layers, the set-based bulk set and delete).
+    /// The store as a GeoPackage, for what only a GeoPackage does (nothing in this target uses
+    /// it now: `info`, `identify` and the OGC entity tags read through the store).
     ///
     /// - Throws: `StoreError.notSupported` naming `what` on any other store.
     public func geoPackage(for what: String) throws -> GeoPackage {

@@ -12,7 +12,7 @@ import AnnoLinkStore
 /// first.
 ///
 /// Each table is searched in its own CRS: the location is transformed with PROJ when `crs` is
-/// given, the table's R-tree gives the rows whose boxes meet the square of the tolerance
+/// given, the table's spatial index (a GeoPackage's R-tree, PostGIS's GiST) gives the rows whose boxes meet the square of the tolerance
 /// around it, and GEOS's distance (planar, in the table's CRS units) decides. A feature is
 /// within the tolerance when some part of it is (a point inside a polygon is at distance 0); an
 /// annotation row when its footprint is.
@@ -43,7 +43,7 @@ public struct Identify: EditRequest {
     public func run(in service: EditService) throws -> IdentifyResult {
         guard location.isFinite else { throw EditError.nonFiniteCoordinate("\(location.x), \(location.y)") }
         if let tolerance, !(tolerance.isFinite && tolerance >= 0) { throw EditError.invalidTolerance(tolerance) }
-        let package = try service.geoPackage(for: "identify")
+        let package = service.store
         let annotationTables = Set(try package.annotationTableNames().map { $0.lowercased() })
         let names = try table.map { [try package.featureTable($0).name] } ?? package.featureTableNames()
         let engine = try service.geometryEngine()
@@ -59,7 +59,7 @@ public struct Identify: EditRequest {
             let probe = Geometry.point(here)
             for fid in try package.fids(of: table, meeting: box) {
                 if isAnnotation {
-                    let row = try package.annotationRow(table, fid: fid)
+                    let row = try package.annotationRow(table, fid: fid, footprintProblem: nil)
                     guard let footprint = row.footprint, !footprint.rings.isEmpty, Geometry.polygon(footprint).isFinite else { continue }
                     let distance = try engine.distance(from: probe, to: .polygon(footprint))
                     guard distance <= radius else { continue }

@@ -54,6 +54,51 @@ extension PostGISStore {
         recording.before(.init(table: table.name, fid: fid), text)
     }
 
+    /// Inside an edit, locks the rows `fids` of `table` (`FOR UPDATE`) in one statement, in fid
+    /// order, and takes their images before the edit; the rows already taken are left as they are.
+    public func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws {
+        guard let recording else { return }
+        let wanted = Array(Set(fids.filter { !recording.has(.init(table: table.name, fid: $0)) })).sorted()
+        guard !wanted.isEmpty else { return }
+        let pk = quoteIdentifier(table.primaryKey)
+        let rows = try connection.query(
+            "SELECT u.\(pk), u::text FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
+            [.text("{" + wanted.map(String.init).joined(separator: ",") + "}")]
+        ).rows
+        for row in rows {
+            guard let fid = row[0].integerValue else { continue }
+            recording.before(.init(table: table.name, fid: fid), row[1].textValue)
+        }
+    }
+
+    /// Row `fid` of `table` as PostgreSQL writes it (`row::text`: every column, geometry as hex
+    /// EWKB, doubles in their shortest exact digits), nil when there is none: what an entity tag
+    /// is computed from. Inside an edit the row is locked first (`FOR UPDATE`, its image taken)
+    /// and the text is the row as the edit has left it so far.
+    public func rowText(_ table: FeatureTable, fid: Int64) throws -> String? {
+        try lockAndRecord(table, fid: fid)
+        return try connection.query(
+            "SELECT u::text FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]
+        ).scalar?.textValue
+    }
+
+    public func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64 {
+        try connection.query("SELECT count(*) FROM \(qualified(table)) AS u" + (condition.map { " WHERE \($0.sql)" } ?? "")).scalar?.integerValue ?? 0
+    }
+
+    public func recordedExtent(of table: FeatureTable) throws -> Envelope? {
+        try recordedContents(of: table.name).extent
+    }
+
+    /// Through the GiST index: `&&` on `ST_MakeEnvelope` in the column's SRID.
+    public func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64] {
+        let pk = quoteIdentifier(table.primaryKey)
+        let sql = "SELECT u.\(pk) FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.geometryColumn)) && "
+            + "ST_MakeEnvelope($1, $2, $3, $4, \(try srid(of: table))) ORDER BY u.\(pk)"
+        return try connection.query(sql, [.float8(box.minX), .float8(box.minY), .float8(box.maxX), .float8(box.maxY)])
+            .rows.compactMap { $0[0].integerValue }
+    }
+
     /// The columns read for `fields` (nil: all), after the key and the geometry.
     private func attributeColumns(_ table: FeatureTable, fields: Set<String>?) -> [Column] {
         let wanted = fields.map { Set($0.map { $0.lowercased() }) }

@@ -33,7 +33,7 @@ struct ServePostGISTests {
         return try #require(reply.object, "\(reply.text)")
     }
 
-    @Test("FeatureServer query and applyEdits, OGC items, and a well-formed refusal of what PostGIS does not serve yet")
+    @Test("FeatureServer query and applyEdits, OGC items, collections and api")
     func readsAndEdits() throws {
         guard let data = try EditedData(.postGIS) else { return }
         defer { data.drop() }
@@ -96,11 +96,117 @@ struct ServePostGISTests {
         let api = try server.request("/ogc/api?f=json")
         #expect(api.status == 200, "\(api.text)")
         #expect(api.text.contains("/collections/\(Self.points)/items"))
-        // Not served from PostGIS yet: a well-formed refusal (OGC exception, Esri error), not a crash.
-        let one = try server.request("/ogc/collections/\(Self.points)/items/\(fid)?f=json")
-        #expect(one.status == 501, "\(one.text)")
-        #expect((one.object?["description"] as? String)?.contains("PostGIS") == true, "\(one.text)")
         #expect(try server.request("/health").status == 200, "the server still answers")
+    }
+
+    @Test("OGC single items and edits on PostGIS: the ETag follows the row, If-Match guards PATCH and DELETE (412 on a stale tag), POST creates; labels and journal in the database")
+    func ogcItemsAndEdits() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let fid = try data.firstPoint()
+        let item = "/ogc/collections/\(Self.points)/items/\(fid)"
+        let one = try server.request(item + "?f=json")
+        #expect(one.status == 200, "\(one.text)")
+        #expect("\((one.object?["id"]) ?? "")" == fid, "\(one.text)")
+        let etag = try #require(one.headers["etag"], "\(one.headers)")
+        #expect(etag.hasPrefix("\"") && etag.count == 34)
+        #expect(try server.request(item + "?f=json").headers["etag"] == etag, "the same row gives the same tag")
+        #expect(try server.request("/ogc/collections/\(Self.points)/items/999999999?f=json").status == 404)
+
+        // PATCH with the tag: the field and its label change, one journal entry, a new tag.
+        let patch = ["Content-Type": "application/merge-patch+json"]
+        let patched = try server.request(item, method: "PATCH", headers: patch.merging(["If-Match": etag]) { $1 },
+                                         body: Data(#"{"properties": {"ST_STR_NAM": "OGC STREET"}}"#.utf8))
+        #expect(patched.status == 204, "\(patched.text)")
+        let newTag = try #require(patched.headers["etag"])
+        #expect(newTag != etag)
+        #expect(try server.request(item + "?f=json").headers["etag"] == newTag, "the tag a PATCH returns is the one a GET gives")
+        let fields = try data.query("SELECT \"AD_ADDRESS\" || ' ' || \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)")
+        #expect(fields.hasSuffix(" OGC STREET"))
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == fields)
+        let entries = try data.query("SELECT count(*) FROM annolink.journal")
+
+        // The old tag no longer matches: 412, nothing written.
+        let stale = try server.request(item, method: "PATCH", headers: patch.merging(["If-Match": etag]) { $1 },
+                                       body: Data(#"{"properties": {"ST_STR_NAM": "LOST"}}"#.utf8))
+        #expect(stale.status == 412, "\(stale.text)")
+        #expect(try data.query("SELECT \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)") == "OGC STREET")
+        #expect(try data.query("SELECT count(*) FROM annolink.journal") == entries)
+
+        // POST creates a feature with its label; DELETE with the current tag removes both.
+        let created = try server.request("/ogc/collections/\(Self.points)/items", method: "POST", headers: ["Content-Type": "application/geo+json"],
+                                         body: Data(#"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-77.4170, 39.0205]}, "properties": {"AD_ADDRESS": 7, "ST_STR_NAM": "NEW OGC", "GlobalID": "{00000000-0000-0000-0000-0000000000AB}"}}"#.utf8))
+        #expect(created.status == 201, "\(created.text)")
+        let location = try #require(created.headers["location"], "\(created.text)")
+        let newFid = try #require(location.split(separator: "/").last.map(String.init))
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(newFid)").hasSuffix("NEW OGC"))
+        let createdTag = try #require(created.headers["etag"])
+        #expect(try server.request("/ogc/collections/\(Self.points)/items/\(newFid)?f=json").headers["etag"] == createdTag)
+        let deleted = try server.request("/ogc/collections/\(Self.points)/items/\(newFid)", method: "DELETE", headers: ["If-Match": createdTag])
+        #expect(deleted.status == 204, "\(deleted.text)")
+        #expect(try data.query("SELECT count(*) FROM \"\(Self.points)\" WHERE fid = \(newFid)") == "0")
+        #expect(try data.query("SELECT count(*) FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(newFid)") == "0")
+        #expect(try Harness.annolink("check", data.target).status == 0)
+    }
+
+    @Test("the map page's /coordinates on PostGIS: the data's CRS read through the store, longitude/latitude as cs2cs gives them; /render.png a clear 501")
+    func coordinates() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let (x, y) = (11788123.25, 7059001.5)
+        let line = try ExternalTool.cs2cs.output(["-f", "%.10f", "EPSG:2924", "EPSG:4326"], input: "\(x) \(y)\n")
+        let numbers = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
+        try #require(numbers.count >= 2, "cs2cs: \(line)")
+        let answer = try server.request("/coordinates?x=\(x)&y=\(y)")
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.object?["crs"] as? String == "EPSG:2924", "\(answer.text)")
+        let longitude = try #require(answer.object?["longitude"] as? Double, "\(answer.text)")
+        let latitude = try #require(answer.object?["latitude"] as? Double, "\(answer.text)")
+        // cs2cs writes latitude, longitude (EPSG:4326's axis order).
+        #expect(abs(longitude - numbers[1]) < 1e-9 && abs(latitude - numbers[0]) < 1e-9, "\(longitude), \(latitude) vs cs2cs \(line)")
+        // The renderer reads GeoPackage SQL: not served from PostGIS yet, and it says so.
+        let png = try server.request("/render.png?bbox=11787000,7055000,11792000,7060000&width=64&height=64")
+        #expect(png.status == 501, "\(png.text)")
+        #expect(png.text.contains("PostGIS"), "\(png.text)")
+    }
+
+    @Test("a sketch session on PostGIS: open a parcel line, drag its end, save — the line, its length label and the journal in the database")
+    func sketch() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let fid = try data.query("""
+            SELECT l.fid FROM "ParcelLines_1" l WHERE ST_NPoints(l.geom) = 2
+            AND EXISTS (SELECT 1 FROM "ParcelLinesAnno_1" a WHERE a."FeatureID" = l.fid) ORDER BY l.fid LIMIT 1
+            """)
+        let labelBefore = try data.query("SELECT \"TextString\" FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(fid)")
+        func send(_ path: String, _ body: [String: Any]) throws -> HTTPReply {
+            try server.request(path, method: "POST", headers: ["Content-Type": "application/json"], body: try JSONSerialization.data(withJSONObject: body))
+        }
+        let created = try send("/sketch/sessions", ["table": "ParcelLines_1", "fid": Int(fid)!, "tool": "vertex"])
+        #expect(created.status == 201, "\(created.text)")
+        let id = try #require(created.object?["id"] as? String, "\(created.text)")
+        let parts = try #require(created.object?["parts"] as? [[[Double]]])
+        try #require(parts.count == 1 && parts[0].count == 2)
+        let centre = try #require((created.object?["view"] as? [String: Any])?["center"] as? [Double])
+        let u = 1200 * 0.0254 / 96 / (1200.0 / 3937.0)
+        let end = [400 + (parts[0][1][0] - centre[0]) / u, 300 - (parts[0][1][1] - centre[1]) / u]
+        let dragged = try send("/sketch/sessions/\(id)/actions", ["action": "drag", "from": end, "to": [end[0] + 40, end[1]]])
+        #expect(dragged.status == 200, "\(dragged.text)")
+        let saved = try send("/sketch/sessions/\(id)/save", [:])
+        #expect(saved.status == 200, "\(saved.text)")
+        #expect((saved.object?["result"] as? [String: Any])?["fid"] as? Int == Int(fid), "\(saved.text)")
+        let x = try #require(Double(try data.query("SELECT ST_X(ST_EndPoint(geom)) FROM \"ParcelLines_1\" WHERE fid = \(fid)")))
+        #expect(abs(x - (parts[0][1][0] + 40 * u)) < 1e-6, "the end moved 40 points right")
+        #expect(try data.query("SELECT \"TextString\" FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" = \(fid)") != labelBefore,
+                "the length label follows the new shape")
+        #expect(try data.query("SELECT command FROM annolink.journal ORDER BY id DESC LIMIT 1") == "serve sketch save")
+        #expect(try Harness.annolink("check", data.target).status == 0)
     }
 
     @Test("an edit through one server is seen through another: its query, its journal key, and a page waiting on LISTEN")
@@ -149,7 +255,7 @@ struct ServePostGISTests {
         #expect(try data.query("SELECT \"ST_STR_NAM\" FROM \"\(Self.points)\" WHERE fid = \(fid)") != "OTHER SERVER")
     }
 
-    @Test("2 servers, 4 clients, 100 mixed edits on few features (some two at once, which may deadlock): every success in the database, every conflict reported and leaving nothing, labels clean, one entry each")
+    @Test("2 servers, 4 clients, 100 mixed edits on few features (many two at once, in random order): no deadlock (the batch locks in fid order), every edit in the database, labels clean, one entry each")
     func concurrentClients() throws {
         guard let data = try EditedData(.postGIS) else { return }
         defer { data.drop() }
@@ -160,7 +266,7 @@ struct ServePostGISTests {
         }
         let run = try Harness.run("/usr/bin/python3", [
             Harness.packageRoot.appendingPathComponent("scripts/pg-serve-load").path, "--server", a.url, "--server", b.url,
-            "--service", data.database!.name, "--clients", "4", "--edits", "100", "--hot", "3", "--pairs", "0.2",
+            "--service", data.database!.name, "--clients", "4", "--edits", "100", "--hot", "3", "--pairs", "0.5",
             "--database", data.database!.connectionString, "--annolink", Harness.binary,
         ])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
@@ -169,6 +275,9 @@ struct ServePostGISTests {
         #expect(report["edits"] as? Int == 100)
         let succeeded = report["succeeded"] as? Int ?? 0
         #expect(succeeded + (report["conflicts"] as? Int ?? 0) == 100)
+        // Two-feature requests in opposite orders deadlocked (about one in ten) until applyEdits
+        // took its features in fid order first (EditService.lockFeatures).
+        #expect(report["conflicts"] as? Int == 0, "\(report["failures"] ?? "")")
         #expect(report["journalEntries"] as? Int == succeeded)
         #expect((report["onHotFeatures"] as? Int ?? 0) > 20, "editors met on the same features")
     }

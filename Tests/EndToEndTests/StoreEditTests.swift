@@ -299,6 +299,69 @@ struct StoreEditTests {
         #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"fid\" = \(row)") == "BY HAND")
     }
 
+    @Test("identify finds the same features and annotation rows near a point in both stores, through each store's spatial index")
+    func identifySame() throws {
+        var found: [EditedStore: String] = [:]
+        for store in EditedStore.allCases {
+            guard let data = try EditedData(store) else { return }
+            defer { data.drop() }
+            // Near the first address point: that point, its label, and the parcels and lines around it.
+            let fid = try data.query("SELECT min(\"fid\") FROM \"Loudoun_Address_Points_1\"")
+            let xy = try data.query("SELECT \"AnchorX\" || ',' || \"AnchorY\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)")
+            let run = try Harness.annolink("identify", data.target, xy, "--tolerance", "60", "--json")
+            #expect(run.status == 0, "\(store): \(run.stdout) \(run.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(store): \(run.stderr)")
+            let features = try #require(object["features"] as? [[String: Any]])
+            let annotation = try #require(object["annotation"] as? [[String: Any]])
+            #expect(annotation.contains { "\($0["featureID"] ?? "")" == fid && $0["annotationTable"] as? String == "Loudoun_Address_PointsAnno_1" },
+                    "\(store): the point's label is found: \(run.stdout)")
+            found[store] = features.map { "\($0["table"] ?? "") \($0["fid"] ?? "") \(String(format: "%.6f", $0["distance"] as? Double ?? -1))" }.joined(separator: "\n")
+                + "\n" + annotation.map { "\($0["annotationTable"] ?? "") \($0["featureID"] ?? "") \(String(format: "%.6f", $0["distance"] as? Double ?? -1))" }.joined(separator: "\n")
+            // show TABLE --at picks through the same search.
+            let shown = try Harness.annolink("show", data.target, "Loudoun_Address_Points_1", "--at", xy)
+            #expect(shown.status == 0, "\(store): \(shown.stdout) \(shown.stderr)")
+        }
+        let geoPackage = try #require(found[.geoPackage]), postGIS = try #require(found[.postGIS])
+        #expect(geoPackage.split(separator: "\n").count >= 2, "\(geoPackage)")
+        #expect(postGIS == geoPackage)
+    }
+
+    @Test("info reports the same tables, counts, extents and classes of a GeoPackage and of its PostGIS copy (annolink copy)")
+    func infoSame() throws {
+        guard let data = try EditedData(.geoPackage) else { return }
+        let database = try PostgresTestDatabase()
+        defer { if ProcessInfo.processInfo.environment["ANNOLINK_TEST_KEEP_DATABASES"] == nil { try? database.drop() } }
+        let copied = try Harness.annolink("copy", data.target, database.connectionString)
+        try #require(copied.status == 0, "\(copied.stdout) \(copied.stderr)")
+        var found: [String] = [], extents: [[String: [Double]]] = []
+        for target in [data.target, database.connectionString] {
+            let run = try Harness.annolink("info", target, "--json")
+            #expect(run.status == 0, "\(target): \(run.stdout) \(run.stderr)")
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(target): \(run.stderr)")
+            object["path"] = nil
+            // Extents as recorded: the GeoPackage's annotation extents are rounded outward to
+            // whole units (the R-tree's), the copy records them exactly; compared below.
+            var tables = try #require(object["tables"] as? [[String: Any]])
+            var extent: [String: [Double]] = [:]
+            for i in tables.indices {
+                extent[tables[i]["name"] as? String ?? ""] = tables[i]["extent"] as? [Double]
+                tables[i]["extent"] = nil
+            }
+            extents.append(extent)
+            object["tables"] = tables
+            found.append(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            let one = try Harness.annolink("info", target, "--table", "ParcelLinesAnno_1")
+            #expect(one.status == 0 && one.stdout.contains("AnnotationClassID"), "\(target): \(one.stdout) \(one.stderr)")
+        }
+        #expect(found[0].contains("\"count\":115"), "\(found[0])")
+        #expect(found[1] == found[0])
+        #expect(extents[0].count >= 7 && extents[1].keys == extents[0].keys, "\(extents)")
+        for (name, box) in extents[0] {
+            let copy = try #require(extents[1][name], "\(name) has no recorded extent on PostGIS")
+            #expect(box.count == 4 && copy.count == 4 && zip(box, copy).allSatisfy { abs($0 - $1) < 2 }, "\(name): \(box) vs \(copy)")
+        }
+    }
+
     @Test("check finds the same problems on the same planted corruption in both stores")
     func checkSameProblems() throws {
         var found: [EditedStore: [String]] = [:]

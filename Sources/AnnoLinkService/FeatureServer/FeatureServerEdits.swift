@@ -186,6 +186,12 @@ struct FeatureServerEdits {
                     "\(edits.filter { $0.kind == .delete }.count) deletes"
                 do {
                     _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
+                        // The features the batch updates or deletes, taken in one order first, so
+                        // that two batches naming them in opposite orders do not deadlock.
+                        try service.lockFeatures(edits.compactMap { edit in
+                            guard edit.kind != .add, let fid = Self.objectID(of: edit, layer: layers[edit.layerID]) else { return nil }
+                            return (layers[edit.layerID].table.name, fid)
+                        })
                         for (i, edit) in edits.enumerated() {
                             do {
                                 outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)

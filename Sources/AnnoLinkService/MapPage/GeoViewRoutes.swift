@@ -69,7 +69,7 @@ enum GeoViewRoutes {
 
     static func coordinates(_ request: HTTPRequest, in dataset: Dataset) throws -> HTTPResponse {
         let x = try number(request, "x"), y = try number(request, "y")
-        let crs = try dataset.read { try dataCRS(in: $0) }
+        let crs = try dataset.readStore { try dataCRS(in: $0) }
         let geographic: Point
         do {
             geographic = try TransformerPool.shared.with { try $0.transform(Point(x: x, y: y), from: crs, to: "EPSG:4326") }
@@ -131,8 +131,8 @@ enum GeoViewRoutes {
     }
 
     /// The CRS the service publishes, as PROJ reads it: `EPSG:n`, or the WKT of a CRS without
-    /// an EPSG code.
-    static func dataCRS(in package: GeoPackage) throws -> String {
+    /// an EPSG code. Read through the store, so a GeoPackage and a PostGIS database alike.
+    static func dataCRS(in package: any FeatureStore) throws -> String {
         let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
         for name in try package.featureTableNames() where !annotation.contains(name.lowercased()) {
             let table = try package.featureTable(name)
@@ -141,7 +141,7 @@ enum GeoViewRoutes {
             }
             return projName(srs)
         }
-        throw GeoViewRefusal(status: 422, detail: "the file has no feature table, so no CRS")
+        throw GeoViewRefusal(status: 422, detail: "the data set has no feature table, so no CRS")
     }
 
     static func projName(_ srs: SpatialReferenceSystem) -> String {

@@ -1,5 +1,6 @@
 import AnnoLinkEditing
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -8,9 +9,24 @@ import Foundation
 /// row.
 enum OGCEntityTag {
     /// The tag of row `fid` of `table`, quoted (`"…"`), or nil when there is no such row.
-    static func of(_ table: FeatureTable, fid: Int64, in package: GeoPackage) throws -> String? {
-        guard let row = try package.connection.rows(
-            "SELECT * FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?", [.integer(fid)]).first else { return nil }
+    ///
+    /// On a GeoPackage the hash runs over the row's SQLite values; on PostGIS over the row's
+    /// text as PostgreSQL writes it (`row::text`: geometry as hex EWKB, doubles in their
+    /// shortest exact digits), read inside an edit with the row locked. Either way the tag
+    /// changes with any value of the row, but a GeoPackage and its PostGIS copy give different
+    /// tags for the same feature.
+    static func of(_ table: FeatureTable, fid: Int64, in store: any FeatureStore) throws -> String? {
+        let row: [SQLValue]
+        if let store = store as? PostGISStore {
+            guard let text = try store.rowText(table, fid: fid) else { return nil }
+            row = [.text(text)]
+        } else if let package = store as? GeoPackage {
+            guard let found = try package.connection.rows(
+                "SELECT * FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?", [.integer(fid)]).first else { return nil }
+            row = found
+        } else {
+            return nil
+        }
         // Two FNV-1a hashes with different offsets: 128 bits over the type tag and bytes of each value.
         var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x84222325_cbf29ce4
         func add(_ byte: UInt8) {
@@ -173,7 +189,7 @@ struct OGCEditor {
         }
         return try service.journal().recordEdit(command: command, summary: "add a feature to \(table.name)") {
             let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, command: command))
-            guard let etag = try OGCEntityTag.of(table, fid: result.fid, in: service.geoPackage(for: "the OGC API's entity tags")) else { throw StoreError.unknownFeature(table: table.name, fid: result.fid) }
+            guard let etag = try OGCEntityTag.of(table, fid: result.fid, in: service.store) else { throw StoreError.unknownFeature(table: table.name, fid: result.fid) }
             return (result.fid, etag)
         }.value
     }
@@ -184,7 +200,7 @@ struct OGCEditor {
     func update(fid: Int64, _ input: OGCFeatureInput, replacing: Bool, inputCRS: OGCCRS, ifMatch: String?, service: EditService) throws -> String {
         let newGeometry: Geometry?? = try input.geometry.map { given in try given.map { try tools.transform($0, from: inputCRS, to: collection.storage.stored) } }
         return try service.journal().recordEdit(command: command, summary: "\(replacing ? "replace" : "update") \(table.name) fid \(fid)") {
-            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.geoPackage(for: "the OGC API's entity tags"))
+            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.store)
             let current = try service.store.feature(table, fid: fid)
             var values: [FieldAssignment] = []
             for (key, value) in input.properties.sorted(by: { $0.key < $1.key }) {
@@ -212,7 +228,7 @@ struct OGCEditor {
                 if let edit = try geometryEdit(fid: fid, current: current.geometry, new: shape) { try edit(service) }
             }
             if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, command: command)) }
-            guard let etag = try OGCEntityTag.of(table, fid: fid, in: service.geoPackage(for: "the OGC API's entity tags")) else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
+            guard let etag = try OGCEntityTag.of(table, fid: fid, in: service.store) else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
             return etag
         }.value
     }
@@ -220,12 +236,12 @@ struct OGCEditor {
     /// Deletes feature `fid` (and its annotation), after the `If-Match` check.
     func delete(fid: Int64, ifMatch: String?, service: EditService) throws {
         try service.journal().recordEdit(command: command, summary: "delete \(table.name) fid \(fid)") {
-            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.geoPackage(for: "the OGC API's entity tags"))
+            try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.store)
             _ = try service.run(DeleteFeature(table: table.name, fid: fid, command: command))
         }
     }
 
-    private func checkPrecondition(fid: Int64, ifMatch: String?, package: GeoPackage) throws {
+    private func checkPrecondition(fid: Int64, ifMatch: String?, package: any FeatureStore) throws {
         guard let ifMatch else { return }
         let current = try OGCEntityTag.of(table, fid: fid, in: package)
         guard OGCEntityTag.matches(ifMatch, current: current) else {

@@ -1,6 +1,7 @@
 import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -66,6 +67,11 @@ public struct OGCFeaturesRoutes: Routes {
             return .badRequest("the values break a rule of the table: \(e.message)", code: "InvalidRequestBody")
         case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
             return OGCException(status: 503, code: "Busy", description: "the file is busy; try again", headers: [.init(name: "Retry-After", value: "1")])
+        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
+            // Another edit on the same rows won (PostGIS, several editors): nothing was written.
+            return OGCException(status: 409, code: "Conflict", description: "conflict with another edit, nothing written; try again (\(e.message))")
+        case let e as PostgreSQLError where (e.sqlState ?? "").hasPrefix("23"):
+            return .badRequest("the values break a rule of the table: \(e.message)", code: "InvalidRequestBody")
         default: return OGCException(status: 500, code: "ServerError", description: "\(error)")
         }
     }
@@ -261,8 +267,8 @@ public struct OGCFeaturesRoutes: Routes {
     }
 
     private func item(_ request: HTTPRequest, collectionID: String, fid: Int64, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
-        try dataset.read { package in
-            try package.connection.read {
+        try dataset.readStore { package in
+            do {
                 let collection = try OGCCollection.named(collectionID, in: package, tools: tools)
                 let crs = try request.parameters["crs"].map { try OGCCRS.named($0, among: collection.crs, parameter: "crs") } ?? .crs84
                 let feature: Feature
@@ -292,7 +298,7 @@ public struct OGCFeaturesRoutes: Routes {
 
     private func create(_ request: HTTPRequest, collectionID: String, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
         try Self.requireContentType(request, ["application/geo+json", "application/json"])
-        let collection = try dataset.read { try OGCCollection.named(collectionID, in: $0, tools: tools) }
+        let collection = try dataset.readStore { try OGCCollection.named(collectionID, in: $0, tools: tools) }
         let crs = try Self.contentCRS(request, collection: collection)
         let input = try OGCFeatureInput.feature(request.body)
         let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request))
@@ -303,7 +309,7 @@ public struct OGCFeaturesRoutes: Routes {
     }
 
     private func edit(_ request: HTTPRequest, collectionID: String, fid: Int64, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
-        let collection = try dataset.read { try OGCCollection.named(collectionID, in: $0, tools: tools) }
+        let collection = try dataset.readStore { try OGCCollection.named(collectionID, in: $0, tools: tools) }
         let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request))
         let ifMatch = request.header("If-Match")
         switch request.method {

@@ -1,6 +1,7 @@
 import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkSketch
 import AnnoLinkStore
 import Foundation
@@ -146,7 +147,7 @@ public struct SketchRoutes: Routes {
             }
             givenType = type
         }
-        let (table, geometry, metresPerUnit, extent) = try dataset.read { package -> (FeatureTable, Geometry?, Double, Envelope?) in
+        let (table, geometry, metresPerUnit, extent) = try dataset.readStore { package -> (FeatureTable, Geometry?, Double, Envelope?) in
             let table: FeatureTable
             do {
                 table = try package.featureTable(tableName)
@@ -166,10 +167,7 @@ public struct SketchRoutes: Routes {
                     throw RouteError(404, "\(table.name) has no feature \(fid)")
                 }
             }
-            let row = try package.connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
-            let values = row?.compactMap(\.doubleValue) ?? []
-            let extent = values.count == 4 ? Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3]) : nil
-            return (table, geometry, unit, extent)
+            return (table, geometry, unit, try Self.recordedExtent(of: table, in: package))
         }
         var type = table.geometryKind.map(SketchGeometryType.init)
         if let geometry { type = SketchGeometryType(geometry.kind) }
@@ -228,6 +226,16 @@ public struct SketchRoutes: Routes {
         return (try .json(Saved(result: result, warnings: warnings)), ends: true)
     }
 
+    /// The table's extent as the store records it (`gpkg_contents`; on PostGIS
+    /// `annolink.contents`, which the copy wrote), nil when none is recorded.
+    static func recordedExtent(of table: FeatureTable, in store: any FeatureStore) throws -> Envelope? {
+        if let store = store as? PostGISStore { return try store.recordedContents(of: table.name).extent }
+        guard let package = store as? GeoPackage else { return nil }
+        let row = try package.connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
+        let values = row?.compactMap(\.doubleValue) ?? []
+        return values.count == 4 ? Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3]) : nil
+    }
+
     // MARK: Answers
 
     static func state(_ sketch: ServedSketch, id: String, status: Int = 200) -> HTTPResponse {
@@ -284,6 +292,10 @@ public struct SketchRoutes: Routes {
         case let e as SQLiteError where e.resultCode == .constraint: return RouteError(409, "the values break a rule of the table: \(e.message)")
         case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
             return RouteError(503, "the file is busy; try again", headers: [("Retry-After", "1")])
+        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
+            return RouteError(409, "conflict with another edit, nothing written; try again (\(e.message))")
+        case let e as PostgreSQLError where (e.sqlState ?? "").hasPrefix("23"):
+            return RouteError(409, "the values break a rule of the table: \(e.message)")
         default: return RouteError(500, "\(error)")
         }
     }

@@ -39,10 +39,25 @@ public protocol FeatureStore: AnyObject {
     // MARK: Features
     /// Feature `fid`; inside an edit, the row that edit will write.
     func feature(_ table: FeatureTable, fid: Int64) throws -> Feature
+    /// Inside an edit, takes the features `fids` of `table` for this edit before it reads any of
+    /// them, in fid order, so that two edits of several features each, named in opposite orders,
+    /// wait for each other instead of deadlocking (a store with several writers locks the rows;
+    /// a store whose writer holds the whole database, a GeoPackage, has nothing to do). Fids
+    /// that name no feature are passed over; the edit reports them when it reads them.
+    func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws
     /// Every feature `condition` selects (nil: all) in fid order, with only `fields` read (nil: all).
     func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?, _ body: (Feature) throws -> Void) throws
     /// The fids `selection` picks, in fid order. Throws `SQLCondition.Refusal`, `StoreError.unknownFeature`.
     func featureIDs(_ table: FeatureTable, selection: FeatureSelection) throws -> [Int64]
+    /// The fids of the rows of `table` whose geometry may meet `box` (table CRS units), in fid
+    /// order: a superset of those whose envelope meets it (the store's spatial index decides),
+    /// for a search near a location that then measures exact distances.
+    func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64]
+    /// How many rows of `table` `condition` (checked on `table`) selects; nil: every row.
+    func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64
+    /// The table's extent as the store records it (a GeoPackage's `gpkg_contents`, PostGIS's
+    /// `annolink.contents`), nil when none is recorded.
+    func recordedExtent(of table: FeatureTable) throws -> Envelope?
     /// Inserts a feature (`fid` nil: the store chooses) and returns its fid.
     func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64
     /// Writes `geometry` (nil: kept) and `attributes` of feature `fid`.

@@ -25,6 +25,20 @@ extension GeoPackage: FeatureStore {
         }
     }
 
+    public func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64 {
+        try connection.scalarInt("SELECT count(*) FROM \(quoteIdentifier(table.name))" + (condition.map { " WHERE \($0.sql)" } ?? "")) ?? 0
+    }
+
+    public func recordedExtent(of table: FeatureTable) throws -> Envelope? {
+        guard let row = try connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first,
+              !row.contains(where: \.isNull) else { return nil }
+        let v = row.compactMap(\.doubleValue)
+        return v.count == 4 ? Envelope(minX: v[0], minY: v[1], maxX: v[2], maxY: v[3]) : nil
+    }
+
+    /// Nothing to do: an edit of a GeoPackage holds SQLite's write lock on the whole file.
+    public func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws {}
+
     public func refreshExtent(of table: FeatureTable) throws {
         try refreshContents(of: table)
     }
