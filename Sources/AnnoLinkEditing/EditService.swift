@@ -26,17 +26,6 @@ public final class EditService {
         self.init(store: package)
     }
 
-    /// The store as a GeoPackage, for what only a GeoPackage does (nothing in this target uses
-    /// it now: `info`, `identify` and the OGC entity tags read through the store).
-    ///
-    /// - Throws: `StoreError.notSupported` naming `what` on any other store.
-    public func geoPackage(for what: String) throws -> GeoPackage {
-        guard let package = store as? GeoPackage else {
-            throw StoreError.notSupported("\(what) works on a GeoPackage only so far, not on \(store.location)")
-        }
-        return package
-    }
-
     /// Which end of a line `moveVertex` moves.
     public enum VertexChoice: String, Sendable {
         /// The last vertex (the default, as Esri's sample intends).
