@@ -91,12 +91,26 @@ extension PostGISStore {
     public func recordedContents(of table: String) throws -> (identifier: String?, description: String, extent: Envelope?) {
         guard let r = try connection.query(
             "SELECT min_x, min_y, max_x, max_y, description, identifier FROM annolink.contents WHERE table_name = $1", [.text(table)]).rows.first
-        else { return (nil, "", nil) }
+        else { return (nil, "", try computedExtent(of: featureTable(table))) }
         var extent: Envelope?
         if let minX = r[0].doubleValue, let minY = r[1].doubleValue, let maxX = r[2].doubleValue, let maxY = r[3].doubleValue {
             extent = Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        } else {
+            extent = try computedExtent(of: featureTable(table))
         }
         return (r[5].textValue, r[4].textValue ?? "", extent)
+    }
+
+    /// The extent of `table`'s geometries as PostGIS computes it (`ST_Extent`, a scan), for a
+    /// table whose loader recorded none in `annolink.contents` (`annolink copy` records one;
+    /// other loaders may not); nil when it has no geometry.
+    func computedExtent(of table: FeatureTable) throws -> Envelope? {
+        let g = quoteIdentifier(table.geometryColumn)
+        guard let r = try connection.query(
+            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(u.\(g)) AS e FROM \(qualified(table)) AS u) AS s").rows.first,
+              let minX = r[0].doubleValue, let minY = r[1].doubleValue, let maxX = r[2].doubleValue, let maxY = r[3].doubleValue
+        else { return nil }
+        return Envelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 
     /// Where the journal stands, as `Journal.head()` says it of a GeoPackage: the newest entry's

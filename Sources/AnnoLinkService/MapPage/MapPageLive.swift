@@ -12,6 +12,7 @@ extension MapPageModule {
     document.addEventListener('annolink:ready', event => {
       const annolink = event.detail;
       const POLL_MS = 1000;
+      let listening = false;  // the server holds a poll until the journal changes (PostGIS)
       const JOURNAL = '/journal';
       const body = document.body;
 
@@ -70,7 +71,8 @@ extension MapPageModule {
         redoButton.title = why || (next.redo ? 'Redo ' + describeEntry(next.redo) : 'nothing to redo');
         liveBox.textContent = 'live';
         liveBox.className = '';
-        liveBox.title = 'the journal is read every ' + POLL_MS / 1000 + ' s; newest entry #' + next.lastEntry;
+        liveBox.title = (next.notifications !== undefined ? 'every server\'s edits are heard as they commit (PostgreSQL LISTEN/NOTIFY)'
+          : 'the journal is read every ' + POLL_MS / 1000 + ' s') + '; newest entry #' + next.lastEntry;
       }
 
       // Draws the view again and reads the open popup's feature and annotation again.
@@ -109,7 +111,9 @@ extension MapPageModule {
         const asked = epoch;
         let next;
         try {
-          next = await journal('');
+          // On PostGIS the server hears every server's edits (LISTEN) and holds the request
+          // until one commits (up to 20 s); elsewhere it answers at once.
+          next = await journal(known !== null && listening ? '?key=' + encodeURIComponent(known) + '&wait=20' : '');
         } catch (e) {
           // Said beside the buttons, not in the error box: it would fill a box every second.
           liveBox.textContent = 'not live';
@@ -123,15 +127,20 @@ extension MapPageModule {
         const owed = viewsAtAdoption !== null && views() === viewsAtAdoption;
         viewsAtAdoption = null;
         known = next.key;
+        listening = next.notifications !== undefined;
+        body.dataset.journalListening = String(listening);
         show(next);
         if ((seenBefore !== null && next.key !== seenBefore) || owed) {
           await redraw().catch(e => annolink.showError(annolink.describe(e)));
         }
       }
 
+      // The next poll a second after the last one began: at once after an answer the server
+      // held (a notification came, or its 20 s ran out), every second when it answers at once.
       (async function loop() {
+        const began = Date.now();
         await poll();
-        setTimeout(loop, POLL_MS);
+        setTimeout(loop, Math.max(0, POLL_MS - (Date.now() - began)));
       })();
       document.addEventListener('visibilitychange', () => { if (!document.hidden) poll(); });
 
