@@ -18,17 +18,13 @@ struct MapEditorLiveTests {
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     def get(url):
         with urllib.request.urlopen(url) as r:
             return json.load(r)
     def browser():
-        options = webdriver.ChromeOptions()
-        for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-            options.add_argument(a)
-        options.binary_location = "/usr/bin/chromium"
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        return webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+        return chromium(1280, 800)
     def body(d, name):
         return d.find_element(By.TAG_NAME, "body").get_attribute(name)
     def settled(d):

@@ -24,14 +24,10 @@ struct MapEditorSketchPhoneTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
+    \#(Browser.chromium)
 
     base, x0, y0, shot = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(390, 844)
     # A phone: 390 x 844 CSS pixels, two device pixels each, touch. Set before the page loads,
     # so that the page (and Leaflet) start on a touch screen.
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})

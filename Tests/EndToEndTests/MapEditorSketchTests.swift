@@ -19,14 +19,10 @@ struct MapEditorSketchTests {
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     base, x0, y0, shot = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     out = {"presses": [], "labels": [], "feedback": []}
     def body(name):
         return d.find_element(By.TAG_NAME, "body").get_attribute(name)
@@ -195,18 +191,14 @@ struct MapEditorSketchTests {
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
     def get(url):
         with urllib.request.urlopen(url) as r:
             return json.load(r)
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     out = {}
     def body(name):
         return d.find_element(By.TAG_NAME, "body").get_attribute(name)

@@ -16,6 +16,7 @@ struct MapEditorTests {
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     base, shot = sys.argv[1], sys.argv[2]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
@@ -23,12 +24,7 @@ struct MapEditorTests {
         with urllib.request.urlopen(url) as r:
             return json.load(r)
 
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     out = {}

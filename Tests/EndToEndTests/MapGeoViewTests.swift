@@ -22,6 +22,7 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     base, shot, downloads = sys.argv[1], sys.argv[2], sys.argv[3]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
@@ -29,12 +30,7 @@ struct MapGeoViewTests {
         with urllib.request.urlopen(url) as r:
             return json.load(r)
 
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
@@ -241,18 +237,14 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
     def get(url):
         with urllib.request.urlopen(url) as r:
             return json.load(r)
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     out = {}
@@ -385,18 +377,14 @@ struct MapGeoViewTests {
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
 
     base, shot = sys.argv[1], sys.argv[2]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
     def get(url):
         with urllib.request.urlopen(url) as r:
             return json.load(r)
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(390, 844)
     # A phone: 390 × 844 CSS pixels at 3 device pixels each, touch events and no mouse.
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
     d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
@@ -517,17 +505,14 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
     from selenium.webdriver.support import expected_conditions as EC
+    \#(Browser.chromium)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
     def get(url):
         with urllib.request.urlopen(url) as r:
             return json.load(r)
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     out = {}
     def body(name):
         return d.find_element(By.TAG_NAME, "body").get_attribute(name)

@@ -265,12 +265,9 @@ struct ServePostGISTests {
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
     base, other, layer, fid, x, y = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), float(sys.argv[6])
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(a)
-    options.binary_location = "/usr/bin/chromium"
-    d = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    d = chromium(1280, 800)
     LABEL = 'text[data-layer="Loudoun_Address_PointsAnno_1"][data-feature-id="%s"]' % fid
     out = {}
     try:
