@@ -190,10 +190,61 @@ extension SQLCondition {
     ///
     /// - Throws: `SQLCondition.Refusal`, as `Connection.condition(_:on:)`.
     public static func checked(_ text: String, on table: FeatureTable) throws -> SQLCondition {
+        try checkPostgreSQLReading(text)
         let twin = try Connection(path: ":memory:", mode: .create, journalMode: nil)
         try twin.execute("CREATE TABLE \(quoteIdentifier(table.name)) (\(table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")))")
         _ = try twin.condition(text, on: table.name)
         return SQLCondition(text: quotingColumnNames(text, of: table), table: table.name)
+    }
+
+    /// Refuses what PostgreSQL reads differently from SQLite, so that the text SQLite checked is
+    /// the text PostgreSQL runs: a string with escapes (`E'…'`, `U&'…'`) or a backslash in a
+    /// string (an escape where `standard_conforming_strings` is off), `$` (a parameter of the
+    /// statement, or a dollar-quoted string), and a comment inside a comment (PostgreSQL nests
+    /// them, SQLite does not). Each could end a string or a comment where SQLite saw none.
+    static func checkPostgreSQLReading(_ text: String) throws {
+        let b = Array(text.utf8)
+        func byte(_ c: Character) -> UInt8 { c.asciiValue! }
+        var i = 0
+        while i < b.count {
+            switch b[i] {
+            case byte("'"):
+                if i > 0, [byte("E"), byte("e"), byte("&")].contains(b[i - 1]) {
+                    throw Refusal.notOneExpression("an E'…' or U&'…' string, which PostgreSQL reads with escapes")
+                }
+                var j = i + 1
+                while j < b.count {
+                    if b[j] == byte("\\") { throw Refusal.notOneExpression("a backslash in a string, which PostgreSQL may read as an escape") }
+                    if b[j] == byte("'") {
+                        if j + 1 < b.count, b[j + 1] == byte("'") { j += 2; continue }
+                        break
+                    }
+                    j += 1
+                }
+                i = j
+            case byte("\""):
+                var j = i + 1
+                while j < b.count, !(b[j] == byte("\"") && !(j + 1 < b.count && b[j + 1] == byte("\""))) {
+                    j += b[j] == byte("\"") ? 2 : 1
+                }
+                i = j
+            case byte("-") where i + 1 < b.count && b[i + 1] == byte("-"):
+                while i < b.count, b[i] != byte("\n") { i += 1 }
+            case byte("/") where i + 1 < b.count && b[i + 1] == byte("*"):
+                var j = i + 2
+                while j + 1 < b.count, !(b[j] == byte("*") && b[j + 1] == byte("/")) {
+                    if b[j] == byte("/") && b[j + 1] == byte("*") {
+                        throw Refusal.notOneExpression("a comment inside a comment, which PostgreSQL nests and SQLite does not")
+                    }
+                    j += 1
+                }
+                i = j + 1
+            case byte("$"):
+                throw Refusal.notOneExpression("'$', which PostgreSQL reads as a parameter or a dollar-quoted string")
+            default: break
+            }
+            i += 1
+        }
     }
 
     /// `text` with each name of a column of `table` (bare, `"…"`, `[…]` or `` `…` ``) written as

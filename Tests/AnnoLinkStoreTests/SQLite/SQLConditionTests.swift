@@ -132,4 +132,15 @@ struct SQLConditionTests {
     func checkedForAnotherDatabaseRefused(clause: String) throws {
         #expect(throws: SQLCondition.Refusal.self) { try SQLCondition.checked(clause, on: Self.twin) }
     }
+
+    /// Texts SQLite reads as one harmless expression that PostgreSQL would read otherwise: an
+    /// escaped quote ending the string early, a parameter of the statement, a dollar-quoted
+    /// string, a nested comment hiding what follows from SQLite, a backslash escape.
+    @Test("a condition for PostgreSQL: what PostgreSQL reads otherwise than SQLite is refused", arguments: [
+        #"name = E'\'' OR fid IN (SELECT 1) --'"#, "name = U&'d\\0061t' ", "fid = $1", "name = $$x$$",
+        "fid = 1 /* /* */ OR 1=1 -- */", #"name = 'a\'"#,
+    ])
+    func checkedForPostgreSQLRefused(clause: String) throws {
+        #expect(throws: SQLCondition.Refusal.self) { try SQLCondition.checked(clause, on: Self.twin) }
+    }
 }
