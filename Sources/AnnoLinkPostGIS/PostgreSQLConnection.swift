@@ -140,12 +140,22 @@ public final class PostgreSQLConnection {
         try query(sql, parameters).scalar
     }
 
+    /// The most prepared statements a connection keeps.
+    public static let preparedLimit = 256
+
     /// The name of the server-side prepared statement for `sql` with these parameter types,
     /// preparing it the first time.
     private func preparedName(_ sql: String, _ parameters: [PostgreSQLValue]) throws -> String {
         let types = parameters.map(\.typeOID)
         let key = PreparedKey(sql: sql, types: types)
         if let name = prepared[key] { return name }
+        // Statements differ by their text, and a where clause a client sent is part of the
+        // text: without a bound the cache, here and in the server, would grow with every new
+        // clause. Past the bound the server forgets them all and the cache starts again.
+        if prepared.count >= Self.preparedLimit {
+            PQclear(try check(PQexec(pointer, "DEALLOCATE ALL"), sql: "DEALLOCATE ALL"))
+            prepared.removeAll()
+        }
         let name = "annolink_\(nextStatementNumber)"
         nextStatementNumber += 1
         let result = try check(PQprepare(pointer, name, sql, Int32(types.count), types), sql: sql)

@@ -61,6 +61,19 @@ import Testing
         }
     }
 
+    /// Every distinct text is prepared once; a server that is sent ever new texts (a client's
+    /// where clauses) keeps at most `preparedLimit` of them per connection.
+    @Test func preparedStatementsAreBounded() throws {
+        try withDatabase { connection, _ in
+            for n in 0..<(PostgreSQLConnection.preparedLimit + 44) {
+                #expect(try connection.query("SELECT $1::bigint + \(n)", [.int8(1)]).scalar == .int8(Int64(n + 1)))
+            }
+            let kept = try connection.queryOnce("SELECT count(*) FROM pg_prepared_statements").scalar?.integerValue ?? -1
+            #expect(kept > 0 && kept <= Int64(PostgreSQLConnection.preparedLimit), "\(kept) prepared statements kept")
+            #expect(try connection.query("SELECT $1::bigint + 1", [.int8(41)]).scalar == .int8(42))
+        }
+    }
+
     @Test func errorsCarryTheSQLState() throws {
         try withDatabase { connection, _ in
             try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL)")
