@@ -349,7 +349,7 @@ extension SketchSession {
         } catch {
             throw CommandError.usage("geometry: \(error)")
         }
-        let target = srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+        let target = srs.projName
         let from = try input.referenceSystem(given: nil)
         try editor.replaceGeometry(try input.geometry(in: target, given: nil))
         let count = editor.sketch?.parts.reduce(0) { $0 + $1.count } ?? 0

@@ -56,7 +56,7 @@ public final class EditService {
     /// The PROJ name of `table`'s CRS (`EPSG:n`, or its WKT).
     func crsName(of table: FeatureTable) throws -> String {
         guard let srs = try store.spatialReferenceSystem(table.srsID) else { throw StoreError.unknownSpatialReference(srsID: table.srsID) }
-        return srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+        return srs.projName
     }
 
     /// `point`, given in `crs` (nil: the table's own), in `table`'s CRS.

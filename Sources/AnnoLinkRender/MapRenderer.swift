@@ -186,7 +186,7 @@ public final class MapRenderer {
     /// The CRS of `table` as PROJ reads it: `EPSG:n` when the file says so, else its WKT.
     private func definition(of table: FeatureTable) throws -> String {
         guard let srs = try package.spatialReferenceSystem(table.srsID) else { return "EPSG:\(table.srsID)" }
-        return srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
+        return srs.projName
     }
 
     /// A function from `table`'s coordinates to the drawing CRS's.

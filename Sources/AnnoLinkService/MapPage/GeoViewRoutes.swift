@@ -110,7 +110,7 @@ enum GeoViewRoutes {
             // The renderer draws in its first table's CRS unless told; told only when that is not
             // the service's, so the picture is the one `annolink render --bbox` makes.
             let first = try package.featureTableNames().first.map { try package.featureTable($0) }
-            let own = try first.flatMap { try package.spatialReferenceSystem($0.srsID) }.map(projName)
+            let own = try first.flatMap { try package.spatialReferenceSystem($0.srsID) }.map(\.projName)
             let renderer = try MapRenderer(package: package, crs: own == crs ? nil : crs)
             let view = MapView.fitting(box, width: width, height: height, metresPerUnit: renderer.metresPerUnit)
             guard view.scale.isFinite, view.scale > 0 else { throw GeoViewRefusal(status: 400, detail: "bbox '\(bboxText)' gives no finite scale") }
@@ -139,13 +139,9 @@ enum GeoViewRoutes {
             guard let srs = try package.spatialReferenceSystem(table.srsID), srs.srsID > 0, srs.definition.lowercased() != "undefined" else {
                 throw GeoViewRefusal(status: 422, detail: "the data's CRS (\(table.name), srs_id \(table.srsID)) is undefined, so it has no longitude/latitude")
             }
-            return projName(srs)
+            return srs.projName
         }
         throw GeoViewRefusal(status: 422, detail: "the data set has no feature table, so no CRS")
-    }
-
-    static func projName(_ srs: SpatialReferenceSystem) -> String {
-        srs.organization.uppercased() == "EPSG" ? "EPSG:\(srs.organizationCoordsysID)" : srs.definition
     }
 
     static func number(_ request: HTTPRequest, _ name: String) throws -> Double {

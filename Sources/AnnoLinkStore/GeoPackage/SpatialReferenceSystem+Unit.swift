@@ -1,4 +1,9 @@
 extension SpatialReferenceSystem {
+    /// The CRS as PROJ reads it: `EPSG:n` when the file says it is EPSG's, else its WKT.
+    public var projName: String {
+        organization.uppercased() == "EPSG" ? "EPSG:\(organizationCoordsysID)" : definition
+    }
+
     /// The size in metres of the CRS's linear unit, read from the OGC WKT 1 `definition` (the
     /// `UNIT` of a `PROJCS`, e.g. 0.304800609601219 for the US survey foot); nil for a
     /// geographic CRS, or when the definition is not WKT 1.
