@@ -1,5 +1,6 @@
 import AnnoLinkTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Faults injected at every write (issue 16): the real `annolink` binary runs with a VFS shim
@@ -109,6 +110,12 @@ struct FaultInjectionTests {
         try? FileManager.default.removeItem(atPath: work)
         if c.parcels > 0 { try FileManager.default.copyItem(atPath: pristine, toPath: work) }
         let before = try Harness.dumpIgnoringTimes(target), journalBefore = try Self.journalCount(target)
+        let beforeHash = try Self.contentHash(target)
+        if c.parcels > 0 && c.plant.isEmpty {
+            // The file as before is clean; a fault that leaves its content unchanged leaves it so.
+            let check = try Harness.annolink("check", target)
+            #expect(check.status == 0, "check before: \(check.stdout.suffix(400))\(check.stderr)")
+        }
         let clean = try Self.run(c, pristine: pristine, work: work, out: out, fault: nil)
         try #require(clean.0.status == 0 || (c.command[0] == "check" && clean.0.status == 1), "\(clean.0.stderr)")
         let after = try Harness.dumpIgnoringTimes(target), journalAfter = try Self.journalCount(target)
@@ -126,44 +133,106 @@ struct FaultInjectionTests {
             let step = max(1, (total - first) / (c.tries - first))
             tried += stride(from: first + 1, through: total, by: step)
         }
-        var faultsInjected = 0, endedBefore = 0, endedAfter = 0
-        for n in tried {
-            let (result, _, injected) = try Self.run(c, pristine: pristine, work: work, out: out, fault: n)
-            let state = try Harness.dumpIgnoringTimes(target)
-            let label = "\(c.name), fault at write \(n) of \(total)"
-            if injected == 0 {
-                // The command finished before the Nth write (it wrote less this time).
-                #expect(result.status == 0 || result.status == 1, "\(label): \(result.stderr)")
-                #expect(state == after, "\(label): finished, but the file is not as after")
-                continue
-            }
-            faultsInjected += 1
-            let failed = result.status == 74 && result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("error: ")
-            if state == before {
-                endedBefore += 1
-                #expect(failed, "\(label): the edit did not happen, but annolink said: exit \(result.status): \(result.stderr)")
-                #expect(try Self.journalCount(target) == journalBefore, "\(label): the journal changed")
-            } else if state == after {
-                // A fault after the commit (the checkpoint when the file is closed) does not
-                // undo the edit, and SQLite rightly ignores it: success. A fault in the
-                // commit's own sync may still leave the commit in the WAL: an error then is
-                // honest too (SQLite cannot know), as long as it is the one error line.
-                endedAfter += 1
-                #expect(failed || result.status == 0 || result.status == 1, "\(label): exit \(result.status): \(result.stderr)")
-                #expect(try Self.journalCount(target) == journalAfter, "\(label): the journal is not as after")
-            } else {
-                Issue.record("\(label): the file is neither as before nor as after")
-                continue
-            }
-            guard FileManager.default.fileExists(atPath: target) else { continue }
-            #expect(try Harness.sqlite(target, "PRAGMA integrity_check") == "ok", "\(label)")
-            if state == after || c.plant.isEmpty {
-                let check = try Harness.annolink("check", target)
-                #expect(check.status == (state == after ? checkAfter : 0), "\(label): check: \(check.stdout.suffix(400))\(check.stderr)")
+        let states = States(before: before, beforeHash: beforeHash, after: after,
+                            journalBefore: journalBefore, journalAfter: journalAfter, checkAfter: checkAfter)
+        // The long mode runs one probe per core (each in its own files); the bounded one, one.
+        let workers = Self.long ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let points = tried, next = Mutex(0)
+        let probes = Mutex([Probe]())
+        DispatchQueue.concurrentPerform(iterations: workers) { slot in
+            let files = (work: directory.appendingPathComponent("work-\(slot).gpkg").path,
+                         out: directory.appendingPathComponent("out-\(slot).gpkg").path)
+            while true {
+                let index = next.withLock { index in defer { index += 1 }; return index }
+                guard index < points.count else { return }
+                let probe: Probe
+                do {
+                    probe = try Self.probe(c, fault: points[index], of: total, pristine: pristine, files: files, states: states)
+                } catch {
+                    probe = Probe(n: points[index], problems: ["fault at write \(points[index]): \(error)"])
+                }
+                let done = probes.withLock { probes in probes.append(probe); return probes.count }
+                if Self.long, done % 500 == 0 { print("fault injection: \(c.name): \(done) of \(points.count) points") }
             }
         }
+        let outcomes = probes.withLock { $0 }.sorted { $0.n < $1.n }
+        for problem in outcomes.flatMap(\.problems) { Issue.record("\(c.name), \(problem)") }
+        let faultsInjected = outcomes.filter { $0.ended != nil }.count
+        let endedBefore = outcomes.filter { $0.ended == .before }.count
+        let endedAfter = outcomes.filter { $0.ended == .after }.count
         #expect(faultsInjected > 0)
         print("fault injection: \(c.name): \(total) writes, syncs and truncates; \(tried.count) faults tried, \(faultsInjected) injected; " +
             "file as before \(endedBefore), as after \(endedAfter)")
+    }
+
+    /// The file's two states a fault may leave, and what is known of them.
+    struct States: Sendable {
+        var before: String, beforeHash: String, after: String
+        var journalBefore: String, journalAfter: String
+        /// `annolink check`'s exit status on the file as after.
+        var checkAfter: Int32
+    }
+
+    /// What one fault did: the state the file ended in (nil: the command finished before the
+    /// Nth write, so no fault was injected) and what was wrong.
+    struct Probe: Sendable {
+        enum Ended: Sendable { case before, after }
+        var n: Int
+        var ended: Ended?
+        var problems: [String] = []
+    }
+
+    /// SQLite's own hash of every table's content and the schema (`.sha3sum --schema` of the
+    /// `sqlite3` shell). Equal hashes mean equal content, so a file whose hash is the before
+    /// file's is as before without the slower dump; any other file is compared by dump.
+    static func contentHash(_ path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "(no file)" }
+        return try Harness.sqlite(path, ".sha3sum --schema")
+    }
+
+    /// Runs the case's command with the fault at write `n` in `files` and checks the file it leaves.
+    static func probe(_ c: Case, fault n: Int, of total: Int, pristine: String, files: (work: String, out: String),
+                      states: States) throws -> Probe {
+        let target = c.parcels > 0 ? files.work : files.out
+        let (result, _, injected) = try run(c, pristine: pristine, work: files.work, out: files.out, fault: n)
+        let label = "fault at write \(n) of \(total)"
+        var probe = Probe(n: n)
+        func expect(_ condition: Bool, _ problem: @autoclosure () -> String) {
+            if !condition { probe.problems.append("\(label): \(problem())") }
+        }
+        let unchanged = try contentHash(target) == states.beforeHash
+        let state = unchanged ? states.before : try Harness.dumpIgnoringTimes(target)
+        if injected == 0 {
+            expect(result.status == 0 || result.status == 1, "exit \(result.status): \(result.stderr)")
+            expect(state == states.after, "finished, but the file is not as after")
+            return probe
+        }
+        let failed = result.status == 74 && result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("error: ")
+        if state == states.before {
+            probe.ended = .before
+            expect(failed, "the edit did not happen, but annolink said: exit \(result.status): \(result.stderr)")
+            expect(try unchanged || journalCount(target) == states.journalBefore, "the journal changed")
+        } else if state == states.after {
+            // A fault after the commit (the checkpoint when the file is closed) does not
+            // undo the edit, and SQLite rightly ignores it: success. A fault in the
+            // commit's own sync may still leave the commit in the WAL: an error then is
+            // honest too (SQLite cannot know), as long as it is the one error line.
+            probe.ended = .after
+            expect(failed || result.status == 0 || result.status == 1, "exit \(result.status): \(result.stderr)")
+            expect(try journalCount(target) == states.journalAfter, "the journal is not as after")
+        } else {
+            expect(false, "the file is neither as before nor as after")
+            return probe
+        }
+        guard FileManager.default.fileExists(atPath: target) else { return probe }
+        expect(try Harness.sqlite(target, "PRAGMA integrity_check") == "ok", "integrity_check")
+        // A file whose content is the before file's checks as that file did (clean: checked
+        // once before the probes); any other is checked.
+        if !unchanged, probe.ended == .after || c.plant.isEmpty {
+            let check = try Harness.annolink("check", target)
+            let expected = probe.ended == .after ? states.checkAfter : 0
+            expect(check.status == expected, "check: \(check.stdout.suffix(400))\(check.stderr)")
+        }
+        return probe
     }
 }
