@@ -20,11 +20,18 @@ struct AnnotateCommand: ParsableCommand {
             exist). The second regenerates the annotation of every registered class (or those of
             ANNO_TABLE) from the stored classes: text, placement and footprint; missing rows are
             created, rows whose class no longer selects their feature are moved or removed; what
-            Override marks as set by hand is kept. Each form is one transaction.
+            Override marks as set by hand is kept. Each form is one transaction. Neither is a
+            journal entry on a GeoPackage; on PostGIS --regenerate is one ('annolink undo'
+            reverts it), the first form none (it may create a table).
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+            (docs/postgis.md). A new ANNO_TABLE is made there as 'annolink copy' makes one, the
+            class goes to annolink.annotation_classes and its QGIS style to annolink.layer_styles.
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 unknown table, a bad expression or where clause,
-            a class id in use, 66 no such file.
+            a class id in use, 66 no such file or database.
             """,
         example: """
             annolink annotate helsinki.gpkg --origin address_points --into address_anno \\
@@ -125,25 +132,28 @@ struct AnnotateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        let package = try GeoPackage(path: path)
-        let engine = AnnotationEngine(package: package)
+        let store = try StoreTarget.open(path)
+        let engine = AnnotationEngine(store: store)
         let started = Date()
         if regenerate {
-            guard try !package.annotationClasses().isEmpty else {
-                throw CommandError("\(path) has no annotation classes to regenerate", status: .dataError)
+            guard try !store.annotationClasses().isEmpty else {
+                throw CommandError("\(store.location) has no annotation classes to regenerate", status: .dataError)
             }
-            if let into { _ = try package.featureTable(into) }
+            if let into { _ = try store.featureTable(into) }
             let progress = Progress("features")
             var changes: [AnnotationChange]?
             let summary: RegenerationSummary
+            var entry: Int64?
             if dryRun {
                 // The same regeneration, rolled back: what it lists is what a real run does.
                 changes = []
-                summary = try package.connection.withoutCommitting {
+                summary = try store.withoutCommitting {
                     try engine.regenerateAll(annotationTable: into, progress: progress.update) { changes?.append($0) }
                 }
             } else {
-                summary = try package.connection.write { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
+                (summary, entry) = try store.recordRegeneration(
+                    command: EditOutput.commandLine, summary: "annotate --regenerate" + (into.map { " --into \($0)" } ?? "")
+                ) { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
             }
             let output = RegenerationOutput(summary: summary, dryRun: dryRun, changes: changes)
             progress.finish(summary.features)
@@ -154,47 +164,41 @@ struct AnnotateCommand: ParsableCommand {
             }
             Output.line("\(dryRun ? "would regenerate" : "regenerated") the annotation of \(summary.features) features: \(summary.created) created, " +
                 "\(summary.updated) updated, \(summary.reclassified) moved to another class, \(summary.deleted) removed " +
-                (dryRun ? "(dry run: nothing written)" : "(\(String(format: "%.1f", Date().timeIntervalSince(started))) s)"))
+                (dryRun ? "(dry run: nothing written)" : "(\(String(format: "%.1f", Date().timeIntervalSince(started))) s" +
+                    (entry.map { "; journal entry \($0), undo with 'annolink undo'" } ?? "") + ")"))
             for change in output.changes ?? [] { Output.line(EditOutput.line(of: change, dryRun: true, indent: "")) }
             return .success
         }
 
         // validate() saw that the first form has all four.
         guard let origin, let into, let expression, let placement else { return .usage }
-        let originTable = try package.featureTable(origin)
-
-        let summary: RegenerationSummary = try package.connection.write {
-            let existing = try package.annotationClasses().filter { $0.annotationTable.lowercased() == into.lowercased() }
-            let isNewTable = (try? package.featureTable(into)) == nil
-            if isNewTable {
-                // The spatial index is built once the rows are in: one pass instead of one
-                // trigger call per row.
-                try package.createAnnotationTable(name: into, srsID: originTable.srsID, description: "annotation of \(originTable.name)", spatialIndex: false)
-            } else if !(try package.annotationTableNames().contains { $0.lowercased() == into.lowercased() }) {
-                throw CommandError("\(into) exists and is not an annotation table", status: .dataError)
-            }
+        let originTable = try store.featureTable(origin)
+        let isNewTable = (try? store.featureTable(into)) == nil
+        if !isNewTable, !(try store.annotationTableNames().contains { $0.lowercased() == into.lowercased() }) {
+            throw CommandError("\(into) exists and is not an annotation table", status: .dataError)
+        }
+        let progress = Progress("features")
+        let summary = try store.registeringAnnotation(
+            in: into, creatingIn: isNewTable ? originTable.srsID : nil, description: "annotation of \(originTable.name)"
+        ) { annotationTable in
+            // Read inside the transaction, so that the id is still free when the class is saved.
+            let existing = try store.annotationClasses().filter { $0.annotationTable.lowercased() == into.lowercased() }
             let id = classID ?? ((existing.map(\.classID).max() ?? -1) + 1)
             if existing.contains(where: { $0.classID == id }) {
                 throw CommandError("\(into) already has class \(id); choose another --class-id", status: .dataError)
             }
-            let annotationTable = try package.featureTable(into)
             let definition = AnnotationClass(
                 annotationTable: annotationTable.name, classID: id, name: name, originTable: originTable.name, whereClause: whereClause,
                 expression: expression, fontName: font, fontSize: size, horizontalAlignment: 1, verticalAlignment: 2,
                 referenceScale: scale, placement: placement, placementOffset: offset ?? (placement == .point ? 3.35 : 1.5),
                 autoCreate: autoCreate, updateOnShapeChange: updateOnShapeChange)
-            try package.saveAnnotationClass(definition)
+            try store.saveAnnotationClass(definition)
             let compiled = try engine.classes(labelling: originTable.name).first {
                 $0.definition.annotationTable == annotationTable.name && $0.definition.classID == id
             }!
-            let progress = Progress("features")
-            let generate = { try engine.generate(compiled, progress: progress.update) }
-            let summary = isNewTable ? try generate() : try package.withSpatialIndexSuspended(table: annotationTable.name, generate)
-            progress.finish(summary.features)
-            if isNewTable { try package.createSpatialIndex(table: annotationTable.name, column: annotationTable.geometryColumn) }
-            try package.refreshContents(of: package.featureTable(annotationTable.name))
-            return summary
+            return try engine.generate(compiled, progress: progress.update)
         }
+        progress.finish(summary.features)
         for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
             Output.line(try Output.json(summary))

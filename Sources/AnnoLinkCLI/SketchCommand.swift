@@ -24,9 +24,13 @@ struct SketchCommand: ParsableCommand {
                 feature or updates its geometry through the edit service (one transaction and journal
                 entry; linked annotation regenerated; 'annolink undo' reverts it).
 
-                The map is in the CRS of the file's first feature table; screen points are points
+                The map is in the CRS of the data set's first feature table; screen points are points
                 (1/96 inch at the nominal 96 dpi) from the upper-left corner of the view; one point
                 is SCALE × 0.0254 / 96 metres on the ground. docs/sketch.md has the details.
+
+                FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+                connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
+                (docs/postgis.md); the view starts at the extent annolink.contents records.
 
                 commands:
                 \(SketchSession.helpLines.joined(separator: "\n"))
@@ -34,7 +38,7 @@ struct SketchCommand: ParsableCommand {
             exitStatus: """
                 0 done, 64 bad usage (also an unknown command in a script), 65 a command
                 that cannot be done in a script, a feature or table that does not exist, a geometry
-                GEOS refuses, 66 no such file.
+                GEOS refuses, 66 no such file or database, 75 the server cannot be reached.
                 """,
             example: """
                 printf 'edit Loudoun_Address_Points_1 831\\nbutton\\npan 20,-10\\nbutton\\nsave\\n' |
@@ -63,8 +67,8 @@ struct SketchCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missingFile(path: path) }
-
+        // Opened first: a missing file or an unreachable database is said before the script is read.
+        let session = try SketchSession(path: path, width: size.x, height: size.y)
         var lines: AnyIterator<String>
         let interactive: Bool
         if let script {
@@ -79,9 +83,8 @@ struct SketchCommand: ParsableCommand {
             lines = AnyIterator { readLine(strippingNewline: true) }
         }
 
-        let session = try SketchSession(path: path, width: size.x, height: size.y)
         if interactive {
-            Output.line("annolink sketch \(path): map in \(session.crsName). Type 'help' for the commands, 'quit' to leave.")
+            Output.line("annolink sketch \(session.store.location): map in \(session.crsName). Type 'help' for the commands, 'quit' to leave.")
             Output.line(session.statusLine)
         }
         var number = 0

@@ -167,7 +167,7 @@ extension SketchSession {
         try expect(words, count: 2...2, "edit TABLE FID")
         let table = try editableTable(words[0])
         let fid = try EditOutput.fid(words[1])
-        let feature = try package.feature(table, fid: fid)
+        let feature = try store.feature(table, fid: fid)
         return try startFeature(table, feature)
     }
 
@@ -212,9 +212,9 @@ extension SketchSession {
     /// (`Identify`'s order).
     private func identifyFeature(at location: Point, radius: Double) throws -> (FeatureTable, Feature)? {
         for hit in try service.run(Identify(location: location, tolerance: radius)).features {
-            let table = try package.featureTable(hit.table)
+            let table = try store.featureTable(hit.table)
             guard table.srsID == srs.srsID else { continue }
-            return (table, try package.feature(table, fid: hit.fid))
+            return (table, try store.feature(table, fid: hit.fid))
         }
         return nil
     }

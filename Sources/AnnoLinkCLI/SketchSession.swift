@@ -4,7 +4,7 @@ import AnnoLinkSketch
 import AnnoLinkStore
 import Foundation
 
-/// One `annolink sketch` session on a GeoPackage: a headless map view, a geometry editor with
+/// One `annolink sketch` session on a GeoPackage or a PostGIS database: a headless map view, a geometry editor with
 /// the programmatic reticle tool, and the commands of Esri's "Edit geometries with
 /// programmatic reticle tool" sample typed as lines.
 ///
@@ -25,7 +25,7 @@ final class SketchSession {
     static let tapTolerance = 10.0
 
     let path: String
-    let package: GeoPackage
+    let store: any FeatureStore
     let service: EditService
     let editor: GeometryEditor
     let reticle = ProgrammaticReticleTool()
@@ -38,23 +38,22 @@ final class SketchSession {
     /// The sample's "Allow vertex creation" switch.
     private(set) var allowsVertexCreation = true
 
-    /// A session on the GeoPackage at `path`, its view `width` × `height` points, showing
-    /// the extent of the feature tables in the map's CRS.
-    /// - Throws: store errors; `CommandError` when the file has no feature table.
+    /// A session on the store `path` names (a GeoPackage file or a PostGIS database,
+    /// `StoreTarget`), its view `width` × `height` points, showing the recorded extent of the
+    /// feature tables in the map's CRS.
+    /// - Throws: store errors; `CommandError` when the data set has no feature table.
     init(path: String, width: Double, height: Double) throws {
         self.path = path
-        package = try GeoPackage(path: path)
-        service = EditService(package: package)
-        let annotation = Set(try package.annotationTableNames().map { $0.lowercased() })
-        let tables = try package.featureTableNames().map(package.featureTable).filter { !annotation.contains($0.name.lowercased()) }
-        guard let first = tables.first else { throw CommandError("\(path) has no feature table to sketch on", status: .dataError) }
-        guard let srs = try package.spatialReferenceSystem(first.srsID) else { throw StoreError.unknownSpatialReference(srsID: first.srsID) }
+        store = try StoreTarget.open(path)
+        service = EditService(store: store)
+        let annotation = Set(try store.annotationTableNames().map { $0.lowercased() })
+        let tables = try store.featureTableNames().map(store.featureTable).filter { !annotation.contains($0.name.lowercased()) }
+        guard let first = tables.first else { throw CommandError("\(store.location) has no feature table to sketch on", status: .dataError) }
+        guard let srs = try store.spatialReferenceSystem(first.srsID) else { throw StoreError.unknownSpatialReference(srsID: first.srsID) }
         self.srs = srs
         var extent: Envelope?
         for table in tables where table.srsID == srs.srsID {
-            let row = try package.connection.rows("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first
-            guard let values = row?.compactMap(\.doubleValue), values.count == 4 else { continue }
-            let box = Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3])
+            guard let box = try store.recordedExtent(of: table) else { continue }
             extent = extent.map { $0.union(box) } ?? box
         }
         let metresPerUnit = Self.metresPerUnit(srs)
@@ -168,8 +167,8 @@ final class SketchSession {
 
     /// The feature table `name`, which must hold features (not annotation) in the map's CRS.
     func editableTable(_ name: String) throws -> FeatureTable {
-        let table = try package.featureTable(name)
-        if try package.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
+        let table = try store.featureTable(name)
+        if try store.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
             throw CommandError("\(table.name) is an annotation table: its rows follow their features and are not sketched", status: .dataError)
         }
         guard table.srsID == srs.srsID else {

@@ -3,7 +3,8 @@ import AnnoLinkStore
 
 /// What a command's FILE names: a GeoPackage file, or a PostGIS database given as a connection
 /// string (`postgresql://…`, `postgres://…`, `PG:…`; docs/postgis.md). The edit commands,
-/// `undo`, `redo`, `log`, `show` and `identify` take either.
+/// `undo`, `redo`, `log`, `show`, `identify`, `info`, `check`, `annotate` and `sketch` take
+/// either.
 enum StoreTarget {
     /// Opens the store `target` names.
     ///

@@ -13,7 +13,7 @@ import AnnoLinkStore
 public final class PostGISStore: FeatureStore {
     /// The connection, this store's only one.
     public let connection: PostgreSQLConnection
-    private var tableCache: [String: FeatureTable] = [:]
+    var tableCache: [String: FeatureTable] = [:]
     private var systems: [Int64: (system: SpatialReferenceSystem, srid: Int32)] = [:]
     weak var journalCache: PostGISJournal?
     /// The edit being recorded: row images by table and fid (nil outside an edit).

@@ -46,3 +46,9 @@ enum AnnotationSchema {
         Column(name: "Override", type: "INTEGER", isNotNull: true, defaultSQL: "0"),
     ]
 }
+
+extension GeoPackage {
+    /// The attribute columns of an annotation table after `fid` and `geom` (SPEC §2), with
+    /// their GeoPackage declared types: what another store makes an annotation table with.
+    public static var annotationAttributeColumns: [Column] { AnnotationSchema.columns }
+}

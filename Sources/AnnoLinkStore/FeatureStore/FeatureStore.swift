@@ -77,6 +77,33 @@ public protocol FeatureStore: AnyObject {
     func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws
     func deleteAnnotation(fid: Int64, from table: FeatureTable) throws
 
+    // MARK: Annotation classes
+    /// Adds or replaces `definition` in the class registry (its where clause checked on the
+    /// origin table) and rewrites its annotation table's QGIS style, where the store keeps
+    /// styles (a GeoPackage's `layer_styles`, PostGIS's `annolink.layer_styles`).
+    ///
+    /// - Throws: `StoreError.unknownTable` when the annotation or origin table does not exist,
+    ///   `.invalidWhereClause` for a where clause that is not one read-only condition.
+    func saveAnnotationClass(_ definition: AnnotationClass) throws
+    /// Registers annotation in table `name` and writes its first rows (`annotate`'s first form),
+    /// as one transaction that the journal does not record (it may make a table, which no entry
+    /// can take back): makes `name` first when `srsID` is given (a polygon table in that CRS
+    /// with the annotation columns, registered as an annotation table; `StoreError.tableExists`
+    /// when there is one), runs `body` on it — which saves the class (`saveAnnotationClass`)
+    /// and inserts its rows — loading the rows as the store loads many rows best, and records
+    /// the table's extent afterwards.
+    func registeringAnnotation<T>(in name: String, creatingIn srsID: Int64?, description: String,
+                                  _ body: (FeatureTable) throws -> T) throws -> T
+
+    /// Runs `body`, a regeneration of whole annotation tables (`annotate --regenerate`), as one
+    /// transaction; returns the journal entry it made, nil when none. A GeoPackage records none:
+    /// its writer holds the whole file, so no one edits meanwhile, and a session changeset of
+    /// every row regenerated would be held in memory until the end (about 0.7 kB a row; a
+    /// regeneration after an import rewrites every label). PostGIS records one entry
+    /// (`journal().recordEdit`): the rows are locked as an edit locks them, so that editors
+    /// working meanwhile wait instead of being overwritten, and `undo` takes it back.
+    func recordRegeneration<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?)
+
     // MARK: Edits
     /// The journal every edit is recorded in; the same object for the store's lifetime while
     /// anyone holds it.

@@ -59,6 +59,26 @@ extension GeoPackage: FeatureStore {
     public func withoutCommitting<T>(_ body: () throws -> T) throws -> T {
         try connection.withoutCommitting(body)
     }
+
+    /// One write transaction, not journaled (`FeatureStore.recordRegeneration` says why).
+    public func recordRegeneration<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?) {
+        (try connection.write(body), nil)
+    }
+
+    /// A new table gets its R-tree once its rows are in (one pass instead of one trigger call
+    /// per row); an existing one has its R-tree triggers suspended while `body` writes
+    /// (`withSpatialIndexSuspended`). The extent goes to `gpkg_contents`.
+    public func registeringAnnotation<T>(in name: String, creatingIn srsID: Int64?, description: String,
+                                         _ body: (FeatureTable) throws -> T) throws -> T {
+        try connection.write {
+            if let srsID { try createAnnotationTable(name: name, srsID: srsID, description: description, spatialIndex: false) }
+            let table = try featureTable(name)
+            let result = srsID != nil ? try body(table) : try withSpatialIndexSuspended(table: table.name) { try body(table) }
+            if srsID != nil { try createSpatialIndex(table: table.name, column: table.geometryColumn) }
+            try refreshContents(of: featureTable(table.name))
+            return result
+        }
+    }
 }
 
 extension Journal: EditJournal {
