@@ -227,7 +227,7 @@ public final class Dataset: @unchecked Sendable {
 public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server runs with `--read-only`.
     case readOnly
-    /// A read ran longer than the query time limit and was interrupted (HTTP 503 or 504; Esri
+    /// A read ran longer than the query time limit and was interrupted (HTTP 503; Esri
     /// clients get error code 500 with this message).
     case queryTimeLimitExceeded(seconds: Double)
     /// What was asked is not served from this kind of store yet (HTTP 501); the text names it.
