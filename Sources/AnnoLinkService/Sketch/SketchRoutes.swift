@@ -142,8 +142,7 @@ public struct SketchRoutes: Routes {
             if try package.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
                 throw RouteRefusal(.badRequest, "\(table.name) is an annotation table: its rows follow their features and are not sketched")
             }
-            let srs = try package.spatialReferenceSystem(table.srsID)
-            let unit = srs?.metresPerUnitFromDefinition ?? (srs?.definition.hasPrefix("GEOGCS[") == true ? MapViewport.metresPerDegree : 1)
+            let unit = try package.spatialReferenceSystem(table.srsID)?.metresPerMapUnit ?? 1
             var geometry: Geometry?
             if let fid {
                 do {
