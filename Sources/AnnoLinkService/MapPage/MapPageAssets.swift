@@ -145,16 +145,20 @@ enum MapPageAssets {
         return text + ' (' + code + ') — ' + hint;
       }
 
+      // A response's JSON, or an Error saying why not: with a hint for a refusal of the caller,
+      // the status (Esri's error code) in `status` and the server's own words in `detail`.
       async function answer(response) {
         const text = await response.text();
+        const refused = (message, status, detail) => Object.assign(new Error(message), { status: status, detail: detail });
         let json;
         try { json = JSON.parse(text); } catch (e) {
-          throw new Error(accessRefusal(response.status, 'HTTP ' + response.status) || 'HTTP ' + response.status + ': ' + text.slice(0, 200));
+          throw refused(accessRefusal(response.status, 'HTTP ' + response.status) || 'HTTP ' + response.status + ': ' + text.slice(0, 200),
+            response.status, text.slice(0, 200));
         }
-        if (json.error) throw new Error(accessRefusal(json.error.code, describe(json.error)) || describe(json.error));
+        if (json.error) throw refused(accessRefusal(json.error.code, describe(json.error)) || describe(json.error), json.error.code, describe(json.error));
         if (!response.ok) {
           const detail = json.detail || text.slice(0, 200);
-          throw new Error(accessRefusal(response.status, detail) || 'HTTP ' + response.status + ': ' + detail);
+          throw refused(accessRefusal(response.status, detail) || 'HTTP ' + response.status + ': ' + detail, response.status, detail);
         }
         return json;
       }
