@@ -23,32 +23,16 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base, shot, downloads = sys.argv[1], sys.argv[2], sys.argv[3]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
 
     d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def views():
-        return int(body("data-views") or 0)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def drawn_after(action):
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     def scale_shown():
         return d.find_element(By.ID, "status").text.split("1:")[-1]
     def state():
@@ -238,30 +222,14 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def views():
-        return int(body("data-views") or 0)
-    def drawn_after(action):
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     # What has the focus: a name for it, whether it has an accessible name, and its focus ring.
     FOCUSED = """
     const e = document.activeElement;
@@ -378,31 +346,15 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base, shot = sys.argv[1], sys.argv[2]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(390, 844)
     # A phone: 390 × 844 CSS pixels at 3 device pixels each, touch events and no mouse.
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
     d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def views():
-        return int(body("data-views") or 0)
-    def drawn_after(action):
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     def touch(kind, points):
         d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
     def tap(x, y):
@@ -506,21 +458,12 @@ struct MapGeoViewTests {
     from selenium.webdriver.support.ui import WebDriverWait
     from selenium.webdriver.support import expected_conditions as EC
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(1280, 800)
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
     wait = WebDriverWait(d, 20)
     p = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
     def loaded():
