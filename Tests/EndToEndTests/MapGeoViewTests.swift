@@ -488,6 +488,11 @@ struct MapGeoViewTests {
             annolink.applyEdit(layer, {attributes: {fid: 831, AD_ADDRESS: 45002}}).catch(e => annolink.showError(annolink.describe(e)));""")
         wait.until(lambda d: errors().strip())
         return errors()
+    def sketch_refused():
+        # A sketch started in the sketch module: the sketch routes' refusal, with the core's token hint.
+        d.execute_script("annolinkSketch.begin({table: 'ParcelLines_1', type: 'polyline'})")
+        wait.until(lambda d: errors().strip())
+        return errors()
     def update(value):
         # 831's popup (through identify, as a tap does), AD_ADDRESS changed, Update.
         d.execute_script("""const l = L.latLng(arguments[1], arguments[0]);
@@ -515,6 +520,8 @@ struct MapGeoViewTests {
         out["anonymousEdit"] = refused()
         out["formShown"] = d.find_element(By.ID, "token-form").is_displayed()
         dismiss()
+        out["anonymousSketch"] = sketch_refused()
+        dismiss()
         use_token("not-a-token")
         wait.until(lambda d: errors().strip())
         out["invalid"] = errors()
@@ -524,6 +531,8 @@ struct MapGeoViewTests {
         out["reader"] = [d.find_element(By.ID, "message").text, d.find_element(By.ID, "token-button").text]
         out["readerPopup"] = popup()
         out["readerEdit"] = refused()
+        dismiss()
+        out["readerSketch"] = sketch_refused()
         dismiss()
         use_token("alice-secret")
         out["editor"] = [d.find_element(By.ID, "message").text, d.find_element(By.ID, "token-button").text]
@@ -769,6 +778,9 @@ struct MapGeoViewTests {
         let seen = try browse(Self.tokens, [server.url])
         #expect(seen["anonymous"] as? String == #"read only without a token: "Token" to edit"#)
         #expect((seen["anonymousEdit"] as? String ?? "").contains(#"Token Required (499) — this needs a token: enter one with "Token""#), "\(seen["anonymousEdit"] ?? "")")
+        // The sketch module reads its answers through the core's: the sketch routes' problem
+        // documents get the same hints as Esri's codes.
+        #expect((seen["anonymousSketch"] as? String ?? "").contains(#"sketch: sketching needs a token (Authorization: Bearer TOKEN) (401) — this needs a token: enter one with "Token""#), "\(seen["anonymousSketch"] ?? "")")
         #expect(seen["formShown"] as? Bool == true)
         // The popups say why they cannot edit: no fields to type in, Update off.
         let anonymousPopup = seen["anonymousPopup"] as? [Any] ?? []
@@ -781,6 +793,7 @@ struct MapGeoViewTests {
         #expect(afterInvalid.count == 2 && afterInvalid[1] is NSNull, "the unknown token is forgotten: \(afterInvalid)")
         #expect(seen["reader"] as? [String] == ["signed in as bob (read only)", "Token: bob"])
         #expect((seen["readerEdit"] as? String ?? "").contains("(403) — your token does not allow this"), "\(seen["readerEdit"] ?? "")")
+        #expect((seen["readerSketch"] as? String ?? "").contains("sketch: the token of bob grants reading only (403) — your token does not allow this"), "\(seen["readerSketch"] ?? "")")
         #expect(seen["editor"] as? [String] == ["signed in as alice", "Token: alice"])
         #expect(seen["editorEdit"] as? [String] == ["updated Loudoun_Address_Points_1 831", ""])
         #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") == "45003")

@@ -136,8 +136,9 @@ enum MapPageAssets {
 
       // What a refusal of the caller means, in words a user can act on; the token form opens.
       function accessRefusal(code, text) {
-        const hint = code === 498 || code === 401 ? 'the token is not valid on this server: enter another with "Token"'
-          : code === 499 ? 'this needs a token: enter one with "Token"'
+        // A problem document's 401 is Esri's 498 with a token and its 499 without one.
+        const hint = code === 498 || (code === 401 && token()) ? 'the token is not valid on this server: enter another with "Token"'
+          : code === 499 || code === 401 ? 'this needs a token: enter one with "Token"'
           : code === 403 ? (token() ? 'your token does not allow this' : 'this needs a token that allows it: enter one with "Token"')
           : null;
         if (!hint) return null;
