@@ -1,7 +1,6 @@
 import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
-import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -405,7 +404,8 @@ struct FeatureServerEdits {
 
     // MARK: Results
 
-    /// Esri's code and description of a failed edit.
+    /// Esri's code and description of a failed edit: the edit codes where Esri has one, else
+    /// 1000 with the description every interface gives (`RouteRefusal`).
     static func failure(_ error: any Error, objectID: Int64?) -> Outcome {
         let (code, description): (Int64, String)
         switch error {
@@ -434,10 +434,7 @@ struct FeatureServerEdits {
             default: code = 1000
             }
             description = e.message
-        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
-            // Another edit on the same rows won (PostGIS, several editors): nothing was written.
-            (code, description) = (1000, "conflict with another edit, nothing written; try again (\(e.message))")
-        default: (code, description) = (1000, "\(error)")
+        default: (code, description) = (1000, RouteRefusal(error).detail)
         }
         return .failed(objectID: objectID, code: code, description: description)
     }
