@@ -56,7 +56,7 @@ final class SketchSession {
             guard let box = try store.recordedExtent(of: table) else { continue }
             extent = extent.map { $0.union(box) } ?? box
         }
-        let metresPerUnit = Self.metresPerUnit(srs)
+        let metresPerUnit = srs.metresPerMapUnit
         let box = extent ?? Envelope(Point(x: 0, y: 0))
         let center = Point(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2)
         // Fit the extent: the larger of the two ratios of map size to view size, in metres a point.
@@ -64,14 +64,6 @@ final class SketchSession {
         let scale = metresPerPoint > 0 ? (metresPerPoint * 96 / 0.0254).rounded(.up) : 1200
         editor = GeometryEditor(tool: reticle, viewport: try MapViewport(
             viewpoint: Viewpoint(center: center, scale: scale), width: width, height: height, metresPerUnit: metresPerUnit))
-    }
-
-    /// The size of the CRS's unit in metres: the projected CRS's unit, a degree's length at
-    /// the equator for a geographic CRS, and a metre when the definition says neither.
-    static func metresPerUnit(_ srs: SpatialReferenceSystem) -> Double {
-        if let unit = srs.metresPerUnitFromDefinition { return unit }
-        if srs.definition.hasPrefix("GEOGCS[") { return MapViewport.metresPerDegree }
-        return 1
     }
 
     /// The map's CRS as a name.

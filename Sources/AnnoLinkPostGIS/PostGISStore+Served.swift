@@ -50,8 +50,8 @@ extension PostGISStore {
     /// then the key, from `offset`, at most `limit` (nil: all), with `columns` (as the table
     /// spells them) and the geometry when `geometry`.
     ///
-    /// - Throws: `PostgreSQLError` (a statement timeout is SQLSTATE 57014);
-    ///   `StoreError.corruptGeometry`.
+    /// - Throws: `SQLCondition.Refusal.doesNotRun` for a condition PostgreSQL cannot run;
+    ///   `PostgreSQLError` (a statement timeout is SQLSTATE 57014); `StoreError.corruptGeometry`.
     public func servedRows(_ table: FeatureTable, filter: ServedFilter, columns: [String], geometry: Bool,
                            order: [(column: String, descending: Bool)], offset: Int, limit: Int?) throws -> [ServedRow] {
         var parameters: [PostgreSQLValue] = []
@@ -72,7 +72,7 @@ extension PostGISStore {
             sql += " OFFSET $\(parameters.count)"
         }
         let first = geometry ? 2 : 1
-        return try connection.query(sql, parameters).rows.map { row in
+        return try query(sql, parameters, filter).rows.map { row in
             let fid = row[0].integerValue ?? 0
             return ServedRow(fid: fid, geometry: geometry ? try Self.geometry(row[1], table: table, fid: fid) : nil,
                              values: row[first...].map(Self.sqlValue))
@@ -83,7 +83,19 @@ extension PostGISStore {
     public func servedCount(_ table: FeatureTable, filter: ServedFilter) throws -> Int {
         var parameters: [PostgreSQLValue] = []
         let sql = "SELECT count(*) FROM \(qualified(table)) AS u" + (try whereClause(table, filter, &parameters))
-        return Int(try connection.query(sql, parameters).scalar?.integerValue ?? 0)
+        return Int(try query(sql, parameters, filter).scalar?.integerValue ?? 0)
+    }
+
+    /// Runs a served read. When it has a where clause, PostgreSQL refusing the statement (class
+    /// 42 but a missing privilege: a function it does not have, a name it does not know; class
+    /// 22: a value it will not compare or cast) is the clause's fault, as SQLite's authorizer
+    /// refusing it is on a GeoPackage: `SQLCondition.Refusal.doesNotRun` with PostgreSQL's reason.
+    private func query(_ sql: String, _ parameters: [PostgreSQLValue], _ filter: ServedFilter) throws -> PostgreSQLResult {
+        do {
+            return try connection.query(sql, parameters)
+        } catch let error as PostgreSQLError where filter.condition != nil && (error.kind == .invalidStatement || error.sqlStateClass == "22") {
+            throw SQLCondition.Refusal.doesNotRun("PostgreSQL: \(error.message)")
+        }
     }
 
     /// What `annolink.contents` records of `table`: identifier, description and extent (the copy

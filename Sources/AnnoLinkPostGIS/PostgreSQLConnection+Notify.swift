@@ -20,11 +20,6 @@ extension PostgreSQLConnection {
         try execute("LISTEN \(quoteIdentifier(channel))")
     }
 
-    /// Stops listening on `channel` (`UNLISTEN`).
-    public func unlisten(_ channel: String) throws {
-        try execute("UNLISTEN \(quoteIdentifier(channel))")
-    }
-
     /// Sends `payload` on `channel` (`pg_notify`): inside a transaction it is delivered when
     /// the transaction commits, and not at all when it rolls back.
     public func notify(_ channel: String, payload: String = "") throws {

@@ -16,9 +16,6 @@ public struct PostgreSQLResult: Sendable {
     /// DELETE, COPY; 0 when the command reports none.
     public var affectedRows: Int
 
-    /// The index of the column named `name`, or nil.
-    public func columnIndex(_ name: String) -> Int? { columnNames.firstIndex(of: name) }
-
     /// The first value of the first row, or nil when there is no row.
     public var scalar: PostgreSQLValue? { rows.first?.first }
 

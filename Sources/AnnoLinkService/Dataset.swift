@@ -113,20 +113,15 @@ public final class Dataset: @unchecked Sendable {
     ///   whatever `body` throws.
     public func read<T>(_ body: (GeoPackage) throws -> T) throws -> T {
         guard let readers else { throw ServiceError.notOnThisStore("this resource") }
-        let held = Thread.current.threadDictionary
-        if let package = held[readerKey] as? GeoPackage { return try body(package) }
-        let package = try readers.borrow()
-        held[readerKey] = package
-        defer {
-            held.removeObject(forKey: readerKey)
-            readers.giveBack(package)
-        }
-        do {
-            return try package.connection.withTimeLimit(seconds: queryTimeLimit) {
-                try package.connection.read { try body(package) }
+        return try readers.lend(heldAs: readerKey) { package, joined in
+            if joined { return try body(package) }
+            do {
+                return try package.connection.withTimeLimit(seconds: queryTimeLimit) {
+                    try package.connection.read { try body(package) }
+                }
+            } catch let error as SQLiteError where error.resultCode == .interrupt {
+                throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
             }
-        } catch let error as SQLiteError where error.resultCode == .interrupt {
-            throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
         }
     }
 
@@ -138,25 +133,17 @@ public final class Dataset: @unchecked Sendable {
     /// - Throws: `ServiceError.queryTimeLimitExceeded`; `PostgreSQLError`; whatever `body` throws.
     public func readStore<T>(_ body: (any FeatureStore) throws -> T) throws -> T {
         guard let storeReaders else { return try read { try body($0) } }
-        let held = Thread.current.threadDictionary
-        if let store = held[readerKey] as? PostGISStore { return try body(store) }
-        let store = try storeReaders.borrow()
-        held[readerKey] = store
-        var broken = false
-        defer {
-            held.removeObject(forKey: readerKey)
-            storeReaders.giveBack(store, broken: broken)
-        }
-        do {
-            return try store.connection.inTransaction(isolation: .repeatableRead) {
-                _ = try store.connection.execute("SET TRANSACTION READ ONLY")
-                _ = try store.connection.execute("SET LOCAL statement_timeout = \(max(1, Int((queryTimeLimit * 1000).rounded())))")
-                return try body(store)
+        return try storeReaders.lend(heldAs: readerKey) { store, joined in
+            if joined { return try body(store) }
+            do {
+                return try store.connection.inTransaction(isolation: .repeatableRead) {
+                    _ = try store.connection.execute("SET TRANSACTION READ ONLY")
+                    _ = try store.connection.execute("SET LOCAL statement_timeout = \(max(1, Int((queryTimeLimit * 1000).rounded())))")
+                    return try body(store)
+                }
+            } catch let error as PostgreSQLError where error.sqlState == "57014" {
+                throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
             }
-        } catch let error as PostgreSQLError {
-            broken = error.isConnectionFailure
-            if error.sqlState == "57014" { throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit) }
-            throw error
         }
     }
 
@@ -170,20 +157,8 @@ public final class Dataset: @unchecked Sendable {
     public func write<T>(user: String? = nil, _ body: (EditService) throws -> T) throws -> T {
         if readOnly { throw ServiceError.readOnly }
         if let storeWriters {
-            let held = Thread.current.threadDictionary
-            if let service = held[writerKey] as? EditService { return try body(service) }
-            let service = try storeWriters.borrow()
-            held[writerKey] = service
-            var broken = false
-            defer {
-                held.removeObject(forKey: writerKey)
-                storeWriters.giveBack(service, broken: broken)
-            }
-            do {
-                return try Self.asUser(user, service) { try body(service) }
-            } catch let error as PostgreSQLError {
-                broken = error.isConnectionFailure
-                throw error
+            return try storeWriters.lend(heldAs: writerKey) { service, joined in
+                joined ? try body(service) : try Self.asUser(user, service) { try body(service) }
             }
         }
         guard let writer else { throw ServiceError.readOnly }
@@ -227,7 +202,7 @@ public final class Dataset: @unchecked Sendable {
 public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server runs with `--read-only`.
     case readOnly
-    /// A read ran longer than the query time limit and was interrupted (HTTP 503 or 504; Esri
+    /// A read ran longer than the query time limit and was interrupted (HTTP 503; Esri
     /// clients get error code 500 with this message).
     case queryTimeLimitExceeded(seconds: Double)
     /// What was asked is not served from this kind of store yet (HTTP 501); the text names it.
@@ -279,6 +254,28 @@ private final class Pool<Item>: @unchecked Sendable {
             opened -= 1
             condition.signal()
             condition.unlock()
+            throw error
+        }
+    }
+
+    /// Runs `body` with an item lent to this thread, kept in its thread dictionary under `key`
+    /// meanwhile: a `lend` inside another on the same thread gets the outer one's item, and
+    /// `body` is told it `joined` it. The item goes back when the outermost `body` returns; one
+    /// whose connection was lost (`PostgreSQLError.isConnectionFailure`) is dropped.
+    func lend<T>(heldAs key: String, _ body: (Item, _ joined: Bool) throws -> T) throws -> T {
+        let held = Thread.current.threadDictionary
+        if let item = held[key] as? Item { return try body(item, true) }
+        let item = try borrow()
+        held[key] = item
+        var broken = false
+        defer {
+            held.removeObject(forKey: key)
+            giveBack(item, broken: broken)
+        }
+        do {
+            return try body(item, false)
+        } catch let error as PostgreSQLError {
+            broken = error.isConnectionFailure
             throw error
         }
     }

@@ -36,13 +36,13 @@ public struct JournalRoutes: Routes {
         do {
             switch action {
             case "":
-                guard request.method == "GET" || request.method == "HEAD" else { return Self.notAllowed(path, allow: "GET, HEAD") }
-                if request.caller == .invalidToken { throw Refusal.unauthorized("the token is not valid", invalid: true) }
+                guard request.method == "GET" || request.method == "HEAD" else { throw RouteRefusal.methodNotAllowed(path, allowed: ["GET", "HEAD"]) }
+                try RouteRefusal.check(request.caller, .read)
                 try Self.waitForChange(request, dataset: dataset)
                 return Self.answer(try Self.state(dataset, caller: request.caller))
             case "/undo", "/redo":
-                guard request.method == "POST" else { return Self.notAllowed(path, allow: "POST") }
-                try Self.authorize(request, dataset: dataset)
+                guard request.method == "POST" else { throw RouteRefusal.methodNotAllowed(path, allowed: ["POST"]) }
+                try RouteRefusal.check(request.caller, .edit("an undo or redo"), readOnlyServer: dataset.readOnly)
                 let undoing = action == "/undo"
                 let entry = try dataset.write(user: request.caller.userName) { service in
                     undoing ? try service.run(Undo()) : try service.run(Redo())
@@ -53,18 +53,8 @@ public struct JournalRoutes: Routes {
                 return .problem(status: 404, detail: "there is no resource at \(path); the journal answers \(Self.path), \(Self.path)/undo and \(Self.path)/redo")
             }
         } catch {
-            return Self.response(for: error)
-        }
-    }
-
-    /// Refuses an undo or redo the caller may not make, with the words of the other interfaces.
-    static func authorize(_ request: HTTPRequest, dataset: Dataset) throws {
-        if dataset.readOnly { throw ServiceError.readOnly }
-        switch request.caller {
-        case .invalidToken: throw Refusal.unauthorized("the token is not valid", invalid: true)
-        case .anonymous(mayEdit: false): throw Refusal.unauthorized("undo and redo need a token (Authorization: Bearer TOKEN)", invalid: false)
-        case .user(let name, mayEdit: false): throw Refusal.forbidden("the token of \(name) grants reading only")
-        default: break
+            // The journal's refusals (JournalError) in the command line's words.
+            return RouteRefusal(error).problem
         }
     }
 
@@ -114,39 +104,5 @@ public struct JournalRoutes: Routes {
         var response = HTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: Array(json.rendered().utf8))
         response.headers.append(("Cache-Control", "no-store"))
         return response
-    }
-
-    static func notAllowed(_ path: String, allow: String) -> HTTPResponse {
-        var refusal = HTTPResponse.problem(status: 405, detail: "\(path) answers \(allow.replacingOccurrences(of: ", HEAD", with: "")) only")
-        refusal.headers.append(("Allow", allow))
-        return refusal
-    }
-
-    /// A refusal of the caller, before the journal is touched.
-    enum Refusal: Error {
-        case unauthorized(String, invalid: Bool)
-        case forbidden(String)
-    }
-
-    /// The problem document for a failure: the journal's refusals in the command line's words.
-    static func response(for error: any Error) -> HTTPResponse {
-        switch error {
-        case Refusal.unauthorized(let detail, let invalid):
-            var response = HTTPResponse.problem(status: 401, detail: detail)
-            response.headers.append(("WWW-Authenticate", invalid ? "Bearer realm=\"annolink\", error=\"invalid_token\"" : "Bearer realm=\"annolink\""))
-            return response
-        case Refusal.forbidden(let detail): return .problem(status: 403, detail: detail)
-        case ServiceError.readOnly: return .problem(status: 403, detail: "the server is read-only (annolink serve --read-only)")
-        case ServiceError.notOnThisStore: return .problem(status: 501, detail: "\(error)")
-        case let e as ServiceError: return .problem(status: 503, detail: e.description)
-        case let e as JournalError:
-            if case .corrupt = e { return .problem(status: 500, detail: e.description) }
-            return .problem(status: 409, detail: e.description)
-        case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
-            var response = HTTPResponse.problem(status: 503, detail: "the file is busy; try again")
-            response.headers.append(("Retry-After", "1"))
-            return response
-        default: return .problem(status: 500, detail: "\(error)")
-        }
     }
 }

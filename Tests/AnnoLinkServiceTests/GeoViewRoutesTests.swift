@@ -68,7 +68,7 @@ import Testing
     @Test func anUnknownTokenAndOtherMethodsAreRefused() throws {
         let (_, dataset) = try Self.loudoun()
         let refused = try get("/coordinates", ["x": "1", "y": "2"], caller: .invalidToken, in: dataset)
-        #expect(refused.status == 401 && header(refused, "WWW-Authenticate") == "Bearer")
+        #expect(refused.status == 401 && header(refused, "WWW-Authenticate") == #"Bearer realm="annolink", error="invalid_token""#)
         let image = try get("/render.png", ["bbox": "0,0,1,1", "width": "10", "height": "10"], caller: .invalidToken, in: dataset)
         #expect(image.status == 401)
         // Reads need no token: an anonymous caller of a server with --tokens may ask.

@@ -76,7 +76,7 @@ struct MapEditorLiveTests {
             found[0].click()
         form = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-oid="831"]'))
         wait.until(lambda d: settled(d))
-        out["before"] = {"label": label(), "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text}
+        out["before"] = {"label": wait.until(lambda d: label()), "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text}
 
         # The command line, in another process, changes the house number: the label drawn and
         # the open popup follow, without a reload.
@@ -87,7 +87,7 @@ struct MapEditorLiveTests {
         label_becomes("45888 ELMWOOD")
         out["cliSeconds"] = time.time() - t0
         wait.until(lambda d: form.find_element(By.CSS_SELECTOR, ".annotation").text == "45888 ELMWOOD")
-        out["cli"] = {"label": label(), "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text,
+        out["cli"] = {"label": wait.until(lambda d: label()), "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text,
                       "field": form.find_element(By.NAME, "AD_ADDRESS").get_attribute("value"),
                       "redraws": int(body(d, "data-live-redraws") or 0) - redraws,
                       "undoTitle": undo.get_attribute("title"), "undo": undo.is_enabled()}

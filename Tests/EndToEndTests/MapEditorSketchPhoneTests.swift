@@ -25,6 +25,8 @@ struct MapEditorSketchPhoneTests {
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
+    \#(Browser.sketch)
 
     base, x0, y0, shot = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     d = chromium(390, 844)
@@ -33,22 +35,6 @@ struct MapEditorSketchPhoneTests {
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
     d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
     out = {"labels": [], "layout": {}, "centres": []}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def version():
-        return int(body("data-sketch-version") or 0)
-    def idle():
-        return body("data-sketch-pending") in (None, "0") and body("data-pending") in (None, "0")
-    def answered(action):
-        # Runs `action`, then waits for the session's answer to it and for every request to end.
-        WebDriverWait(d, 20).until(lambda d: idle())
-        seen = version()
-        action()
-        WebDriverWait(d, 20).until(lambda d: version() > seen and idle())
-        time.sleep(0.2)
-        WebDriverWait(d, 20).until(lambda d: idle())
-    def state():
-        return d.execute_script("return annolinkSketch.state")
     def touch(kind, x=None, y=None):
         points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1, "radiusX": 1, "radiusY": 1, "force": 1}]
         d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})

@@ -20,26 +20,12 @@ struct MapEditorSketchTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
+    \#(Browser.sketch)
 
     base, x0, y0, shot = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     d = chromium(1280, 800)
     out = {"presses": [], "labels": [], "feedback": []}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def version():
-        return int(body("data-sketch-version") or 0)
-    def idle():
-        return body("data-sketch-pending") in (None, "0") and body("data-pending") in (None, "0")
-    def answered(action):
-        # Runs `action`, then waits for the session's answer to it and for every request to end.
-        WebDriverWait(d, 20).until(lambda d: idle())
-        seen = version()
-        action()
-        WebDriverWait(d, 20).until(lambda d: version() > seen and idle())
-        time.sleep(0.2)
-        WebDriverWait(d, 20).until(lambda d: idle())
-    def state():
-        return d.execute_script("return annolinkSketch.state")
     def press():
         # The reticle button: what its label said, and the view the press was made in.
         label = d.find_element(By.ID, "sketch-button").text
@@ -192,29 +178,13 @@ struct MapEditorSketchTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
+    \#(Browser.sketch)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(1280, 800)
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def version():
-        return int(body("data-sketch-version") or 0)
-    def idle():
-        return body("data-sketch-pending") in (None, "0") and body("data-pending") in (None, "0")
-    def answered(action):
-        WebDriverWait(d, 20).until(lambda d: idle())
-        seen = version()
-        action()
-        WebDriverWait(d, 20).until(lambda d: version() > seen and idle())
-        time.sleep(0.2)
-        WebDriverWait(d, 20).until(lambda d: idle())
-    def state():
-        return d.execute_script("return annolinkSketch.state")
     def drag(selector, dx, dy):
         # Presses on a drawn vertex and moves in steps with pauses, as a hand does.
         target = d.find_element(By.CSS_SELECTOR, selector)

@@ -17,32 +17,16 @@ struct MapEditorTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base, shot = sys.argv[1], sys.argv[2]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
 
     d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     out = {}
     LABELS = 'text[data-layer="Loudoun_Address_PointsAnno_1"]'
-    def views():
-        return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-views") or 0)
-    def settled():
-        # No request in flight, twice 100 ms apart (a pan's refresh starts on its moveend).
-        idle = lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def drawn_after(action):
-        # Runs `action` and waits until the page has drawn the view that follows it and is idle.
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     def choose(layer, oid):
         # A tap with several features under it lists them (identify): the feature is chosen there.
         form = '.feature-form[data-layer="%s"][data-oid="%d"]' % (layer, oid)

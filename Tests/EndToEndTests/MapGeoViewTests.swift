@@ -23,32 +23,16 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base, shot, downloads = sys.argv[1], sys.argv[2], sys.argv[3]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
 
     d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def views():
-        return int(body("data-views") or 0)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def drawn_after(action):
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     def scale_shown():
         return d.find_element(By.ID, "status").text.split("1:")[-1]
     def state():
@@ -238,30 +222,14 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(1280, 800)
     # A viewport of exactly 1280 × 800 CSS pixels (the window's size includes the browser's own parts).
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def views():
-        return int(body("data-views") or 0)
-    def drawn_after(action):
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     # What has the focus: a name for it, whether it has an accessible name, and its focus ring.
     FOCUSED = """
     const e = document.activeElement;
@@ -378,31 +346,15 @@ struct MapGeoViewTests {
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base, shot = sys.argv[1], sys.argv[2]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(390, 844)
     # A phone: 390 × 844 CSS pixels at 3 device pixels each, touch events and no mouse.
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
     d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    def views():
-        return int(body("data-views") or 0)
-    def drawn_after(action):
-        WebDriverWait(d, 20).until(lambda d: settled())
-        seen = views()
-        action()
-        WebDriverWait(d, 20).until(lambda d: views() > seen and settled())
     def touch(kind, points):
         d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
     def tap(x, y):
@@ -506,21 +458,12 @@ struct MapGeoViewTests {
     from selenium.webdriver.support.ui import WebDriverWait
     from selenium.webdriver.support import expected_conditions as EC
     \#(Browser.chromium)
+    \#(Browser.page)
 
     base = sys.argv[1]
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
     d = chromium(1280, 800)
     out = {}
-    def body(name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled():
-        idle = lambda: body("data-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
     wait = WebDriverWait(d, 20)
     p = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
     def loaded():
@@ -543,6 +486,11 @@ struct MapGeoViewTests {
         # The edit a stale page would send (the popup does not offer it): the refusal shown.
         d.execute_script("""const layer = annolink.featureLayers.find(l => l.name === 'Loudoun_Address_Points_1');
             annolink.applyEdit(layer, {attributes: {fid: 831, AD_ADDRESS: 45002}}).catch(e => annolink.showError(annolink.describe(e)));""")
+        wait.until(lambda d: errors().strip())
+        return errors()
+    def sketch_refused():
+        # A sketch started in the sketch module: the sketch routes' refusal, with the core's token hint.
+        d.execute_script("annolinkSketch.begin({table: 'ParcelLines_1', type: 'polyline'})")
         wait.until(lambda d: errors().strip())
         return errors()
     def update(value):
@@ -572,6 +520,8 @@ struct MapGeoViewTests {
         out["anonymousEdit"] = refused()
         out["formShown"] = d.find_element(By.ID, "token-form").is_displayed()
         dismiss()
+        out["anonymousSketch"] = sketch_refused()
+        dismiss()
         use_token("not-a-token")
         wait.until(lambda d: errors().strip())
         out["invalid"] = errors()
@@ -581,6 +531,8 @@ struct MapGeoViewTests {
         out["reader"] = [d.find_element(By.ID, "message").text, d.find_element(By.ID, "token-button").text]
         out["readerPopup"] = popup()
         out["readerEdit"] = refused()
+        dismiss()
+        out["readerSketch"] = sketch_refused()
         dismiss()
         use_token("alice-secret")
         out["editor"] = [d.find_element(By.ID, "message").text, d.find_element(By.ID, "token-button").text]
@@ -826,6 +778,9 @@ struct MapGeoViewTests {
         let seen = try browse(Self.tokens, [server.url])
         #expect(seen["anonymous"] as? String == #"read only without a token: "Token" to edit"#)
         #expect((seen["anonymousEdit"] as? String ?? "").contains(#"Token Required (499) — this needs a token: enter one with "Token""#), "\(seen["anonymousEdit"] ?? "")")
+        // The sketch module reads its answers through the core's: the sketch routes' problem
+        // documents get the same hints as Esri's codes.
+        #expect((seen["anonymousSketch"] as? String ?? "").contains(#"sketch: sketching needs a token (Authorization: Bearer TOKEN) (401) — this needs a token: enter one with "Token""#), "\(seen["anonymousSketch"] ?? "")")
         #expect(seen["formShown"] as? Bool == true)
         // The popups say why they cannot edit: no fields to type in, Update off.
         let anonymousPopup = seen["anonymousPopup"] as? [Any] ?? []
@@ -838,6 +793,7 @@ struct MapGeoViewTests {
         #expect(afterInvalid.count == 2 && afterInvalid[1] is NSNull, "the unknown token is forgotten: \(afterInvalid)")
         #expect(seen["reader"] as? [String] == ["signed in as bob (read only)", "Token: bob"])
         #expect((seen["readerEdit"] as? String ?? "").contains("(403) — your token does not allow this"), "\(seen["readerEdit"] ?? "")")
+        #expect((seen["readerSketch"] as? String ?? "").contains("sketch: the token of bob grants reading only (403) — your token does not allow this"), "\(seen["readerSketch"] ?? "")")
         #expect(seen["editor"] as? [String] == ["signed in as alice", "Token: alice"])
         #expect(seen["editorEdit"] as? [String] == ["updated Loudoun_Address_Points_1 831", ""])
         #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") == "45003")

@@ -185,8 +185,11 @@ struct SketchRouteTests {
         let body: [String: Any] = ["table": "ParcelLines_1", "view": Self.view]
         let anonymous = try send(server, "/sketch/sessions", "POST", body)
         refused(anonymous, 401, "needs a token")
-        #expect(anonymous.headers["www-authenticate"] == "Bearer")
-        refused(try send(server, "/sketch/sessions", "POST", body, token: "wrong"), 401, "not valid")
+        // The challenge of the other interfaces (RFC 6750): the realm, and why a token failed.
+        #expect(anonymous.headers["www-authenticate"] == #"Bearer realm="annolink""#)
+        let wrong = try send(server, "/sketch/sessions", "POST", body, token: "wrong")
+        refused(wrong, 401, "not valid")
+        #expect(wrong.headers["www-authenticate"] == #"Bearer realm="annolink", error="invalid_token""#)
         refused(try send(server, "/sketch/sessions", "POST", body, token: "reader-token"), 403, "grants reading only")
         let created = try send(server, "/sketch/sessions", "POST", body, token: "alice-token")
         let id = try #require(created.object?["id"] as? String, "\(created.text)")

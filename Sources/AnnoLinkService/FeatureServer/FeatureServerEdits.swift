@@ -1,7 +1,6 @@
 import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
-import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -109,12 +108,7 @@ struct FeatureServerEdits {
     /// Refuses edits a read-only service or a caller without an edit token may not make.
     private func checkAllowed() throws {
         guard request.method == "POST" else { throw FeatureServerError.methodNotAllowed("applyEdits takes POST") }
-        if dataset.readOnly { throw FeatureServerError.unsupported("the service is read-only (annolink serve --read-only)") }
-        switch request.caller {
-        case .invalidToken: throw FeatureServerError.invalidToken
-        case .anonymous(let mayEdit): if !mayEdit { throw FeatureServerError.tokenRequired }
-        case .user(_, let mayEdit): if !mayEdit { throw FeatureServerError.forbidden }
-        }
+        try RouteRefusal.check(request.caller, .edit("editing"), readOnlyServer: dataset.readOnly)
     }
 
     // MARK: Parsing
@@ -165,53 +159,49 @@ struct FeatureServerEdits {
             throw FeatureServerError.unsupported("useGlobalIds=true: edits are keyed on object ids (supportsApplyEditsWithGlobalIds is false)")
         }
         let rollback = try rollbackOnFailure
-        do {
-            return try dataset.write(user: request.caller.userName) { service in
-                let layers = try FeatureServerLayer.all(in: service.store)
-                for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
-                var outcomes = [Outcome](repeating: .pending, count: edits.count)
-                guard !edits.isEmpty else { return outcomes }
-                if !rollback {
+        return try dataset.write(user: request.caller.userName) { service in
+            let layers = try FeatureServerLayer.all(in: service.store)
+            for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
+            var outcomes = [Outcome](repeating: .pending, count: edits.count)
+            guard !edits.isEmpty else { return outcomes }
+            if !rollback {
+                for (i, edit) in edits.enumerated() {
+                    do {
+                        outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
+                    } catch {
+                        outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
+                    }
+                }
+                return outcomes
+            }
+            struct RolledBack: Error {}
+            let counts = "\(edits.filter { $0.kind == .add }.count) adds, \(edits.filter { $0.kind == .update }.count) updates, " +
+                "\(edits.filter { $0.kind == .delete }.count) deletes"
+            do {
+                _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
+                    // The features the batch updates or deletes, taken in one order first, so
+                    // that two batches naming them in opposite orders do not deadlock.
+                    try service.lockFeatures(edits.compactMap { edit in
+                        guard edit.kind != .add, let fid = Self.objectID(of: edit, layer: layers[edit.layerID]) else { return nil }
+                        return (layers[edit.layerID].table.name, fid)
+                    })
                     for (i, edit) in edits.enumerated() {
                         do {
                             outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
                         } catch {
                             outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
+                            throw RolledBack()
                         }
                     }
-                    return outcomes
                 }
-                struct RolledBack: Error {}
-                let counts = "\(edits.filter { $0.kind == .add }.count) adds, \(edits.filter { $0.kind == .update }.count) updates, " +
-                    "\(edits.filter { $0.kind == .delete }.count) deletes"
-                do {
-                    _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
-                        // The features the batch updates or deletes, taken in one order first, so
-                        // that two batches naming them in opposite orders do not deadlock.
-                        try service.lockFeatures(edits.compactMap { edit in
-                            guard edit.kind != .add, let fid = Self.objectID(of: edit, layer: layers[edit.layerID]) else { return nil }
-                            return (layers[edit.layerID].table.name, fid)
-                        })
-                        for (i, edit) in edits.enumerated() {
-                            do {
-                                outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
-                            } catch {
-                                outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
-                                throw RolledBack()
-                            }
-                        }
-                    }
-                } catch is RolledBack {
-                    // Nothing was kept: every other edit reports Esri's "Operation rolled back."
-                    for (i, edit) in edits.enumerated() {
-                        if case .failed = outcomes[i] { continue }
-                        outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1003, description: "Operation rolled back.")
-                    }
+            } catch is RolledBack {
+                // Nothing was kept: every other edit reports Esri's "Operation rolled back."
+                for (i, edit) in edits.enumerated() {
+                    if case .failed = outcomes[i] { continue }
+                    outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1003, description: "Operation rolled back.")
                 }
-                return outcomes
             }
-        } catch ServiceError.readOnly {
-            throw FeatureServerError.unsupported("the service is read-only (annolink serve --read-only)")
+            return outcomes
         }
     }
 
@@ -414,7 +404,8 @@ struct FeatureServerEdits {
 
     // MARK: Results
 
-    /// Esri's code and description of a failed edit.
+    /// Esri's code and description of a failed edit: the edit codes where Esri has one, else
+    /// 1000 with the description every interface gives (`RouteRefusal`).
     static func failure(_ error: any Error, objectID: Int64?) -> Outcome {
         let (code, description): (Int64, String)
         switch error {
@@ -443,10 +434,7 @@ struct FeatureServerEdits {
             default: code = 1000
             }
             description = e.message
-        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
-            // Another edit on the same rows won (PostGIS, several editors): nothing was written.
-            (code, description) = (1000, "conflict with another edit, nothing written; try again (\(e.message))")
-        default: (code, description) = (1000, "\(error)")
+        default: (code, description) = (1000, RouteRefusal(error).detail)
         }
         return .failed(objectID: objectID, code: code, description: description)
     }

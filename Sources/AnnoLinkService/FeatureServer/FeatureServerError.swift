@@ -52,6 +52,26 @@ enum FeatureServerError: Error, Equatable {
         }
     }
 
+    /// The Esri error for a failure thrown while answering: its own, or the shared refusal
+    /// (`RouteRefusal(_:)`) in Esri's codes. As ArcGIS Server does, a failure without an Esri
+    /// code of its own (a time limit, a refused edit outside `applyEdits`' results) is error 500.
+    init(_ error: any Error) {
+        if let error = error as? FeatureServerError {
+            self = error
+            return
+        }
+        let refusal = RouteRefusal(error)
+        switch refusal.kind {
+        case .invalidToken: self = .invalidToken
+        case .tokenRequired: self = .tokenRequired
+        case .forbidden: self = .forbidden
+        case .readOnly, .notOnThisStore: self = .unsupported(refusal.detail)
+        case .methodNotAllowed: self = .methodNotAllowed(refusal.detail)
+        case .badRequest where refusal.parameter != nil: self = .invalidParameter(refusal.parameter!, refusal.detail)
+        default: self = .internalError(refusal.detail)
+        }
+    }
+
     /// The error document.
     var json: JSONText {
         .object([("error", .object([

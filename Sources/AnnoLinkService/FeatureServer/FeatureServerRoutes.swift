@@ -1,5 +1,4 @@
 import AnnoLinkAnnotation
-import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -26,21 +25,11 @@ public struct FeatureServerRoutes: Routes {
         let format = request.parameters["f"]?.lowercased() ?? "json"
         let pretty = format == "pjson"
         do {
-            if request.caller == .invalidToken { throw FeatureServerError.invalidToken }
+            try RouteRefusal.check(request.caller, .read)
             let json = try route(parts, request: request, dataset: dataset, format: format)
             return try answer(json, format: format)
-        } catch let error as FeatureServerError {
-            return Self.errorResponse(error, pretty: pretty)
-        } catch ServiceError.notOnThisStore(let what) {
-            return Self.errorResponse(.unsupported(ServiceError.notOnThisStore(what).description), pretty: pretty)
-        } catch let error as ServiceError {
-            return Self.errorResponse(.internalError(error.description), pretty: pretty)
-        } catch let error as PostgreSQLError where ["42", "22"].contains(error.sqlState?.prefix(2) ?? "") {
-            // A where clause SQLite's rules allow but PostgreSQL cannot run (a function it does
-            // not have, a type it will not compare): the caller's input, not the server's fault.
-            return Self.errorResponse(.invalidParameter("where", "PostgreSQL cannot run it: \(error.message)"), pretty: pretty)
         } catch {
-            return Self.errorResponse(.internalError("\(error)"), pretty: pretty)
+            return Self.errorResponse(FeatureServerError(error), pretty: pretty)
         }
     }
 

@@ -35,25 +35,12 @@ enum GeoViewRoutes {
         case "/render.png": answer = render
         default: return nil
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            var refusal = HTTPResponse.problem(status: 405, detail: "\(request.path) answers GET only")
-            refusal.headers.append(("Allow", "GET, HEAD"))
-            return refusal
-        }
-        if request.caller == .invalidToken {
-            var refusal = HTTPResponse.problem(status: 401, detail: "the token given is not valid on this server")
-            refusal.headers.append(("WWW-Authenticate", "Bearer"))
-            return refusal
-        }
         do {
+            guard request.method == "GET" || request.method == "HEAD" else { throw RouteRefusal.methodNotAllowed(request.path, allowed: ["GET", "HEAD"]) }
+            try RouteRefusal.check(request.caller, .read)
             return try answer(request, dataset)
-        } catch let refusal as GeoViewRefusal {
-            return .problem(status: refusal.status, detail: refusal.detail)
-        } catch let error as ServiceError {
-            if case .notOnThisStore = error { return .problem(status: 501, detail: error.description) }
-            return .problem(status: 503, detail: error.description)
         } catch {
-            return .problem(status: 500, detail: "\(error)")
+            return RouteRefusal(error).problem
         }
     }
 

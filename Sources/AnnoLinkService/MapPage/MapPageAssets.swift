@@ -136,8 +136,9 @@ enum MapPageAssets {
 
       // What a refusal of the caller means, in words a user can act on; the token form opens.
       function accessRefusal(code, text) {
-        const hint = code === 498 || code === 401 ? 'the token is not valid on this server: enter another with "Token"'
-          : code === 499 ? 'this needs a token: enter one with "Token"'
+        // A problem document's 401 is Esri's 498 with a token and its 499 without one.
+        const hint = code === 498 || (code === 401 && token()) ? 'the token is not valid on this server: enter another with "Token"'
+          : code === 499 || code === 401 ? 'this needs a token: enter one with "Token"'
           : code === 403 ? (token() ? 'your token does not allow this' : 'this needs a token that allows it: enter one with "Token"')
           : null;
         if (!hint) return null;
@@ -145,16 +146,20 @@ enum MapPageAssets {
         return text + ' (' + code + ') — ' + hint;
       }
 
+      // A response's JSON, or an Error saying why not: with a hint for a refusal of the caller,
+      // the status (Esri's error code) in `status` and the server's own words in `detail`.
       async function answer(response) {
         const text = await response.text();
+        const refused = (message, status, detail) => Object.assign(new Error(message), { status: status, detail: detail });
         let json;
         try { json = JSON.parse(text); } catch (e) {
-          throw new Error(accessRefusal(response.status, 'HTTP ' + response.status) || 'HTTP ' + response.status + ': ' + text.slice(0, 200));
+          throw refused(accessRefusal(response.status, 'HTTP ' + response.status) || 'HTTP ' + response.status + ': ' + text.slice(0, 200),
+            response.status, text.slice(0, 200));
         }
-        if (json.error) throw new Error(accessRefusal(json.error.code, describe(json.error)) || describe(json.error));
+        if (json.error) throw refused(accessRefusal(json.error.code, describe(json.error)) || describe(json.error), json.error.code, describe(json.error));
         if (!response.ok) {
           const detail = json.detail || text.slice(0, 200);
-          throw new Error(accessRefusal(response.status, detail) || 'HTTP ' + response.status + ': ' + detail);
+          throw refused(accessRefusal(response.status, detail) || 'HTTP ' + response.status + ': ' + detail, response.status, detail);
         }
         return json;
       }

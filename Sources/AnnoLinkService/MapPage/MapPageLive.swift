@@ -45,15 +45,10 @@ extension MapPageModule {
 
       const views = () => Number(body.dataset.views || 0);
 
-      // A request to the journal routes: the answer's JSON, or an Error with the server's words
-      // (problem documents carry them in `detail`).
+      // A request to the journal routes (with the tab's token): the answer's JSON, or an Error
+      // with the server's words and the core's token hints (annolink.answer).
       async function journal(path, method) {
-        const response = await annolink.fetch(JOURNAL + path, { method: method || 'GET', cache: 'no-store' });   // with the tab's token
-        const text = await response.text();
-        let json;
-        try { json = JSON.parse(text); } catch (e) { throw new Error('HTTP ' + response.status + ': ' + text.slice(0, 200)); }
-        if (!response.ok) throw new Error(json.detail || ('HTTP ' + response.status));
-        return json;
+        return annolink.answer(await annolink.fetch(JOURNAL + path, { method: method || 'GET', cache: 'no-store' }));
       }
 
       function describeEntry(entry) {

@@ -111,17 +111,8 @@ extension MapPageModule {
           try {
             const init = { method: method, headers: { 'Content-Type': 'application/json' } };
             if (body) init.body = JSON.stringify(typeof body === 'function' ? body() : body);
-            const response = await annolink.fetch(SESSIONS + path, init);   // with the tab's token
-            const text = await response.text();
-            let json = null;
-            try { json = JSON.parse(text); } catch (e) { /* reported below */ }
-            if (!response.ok) {
-              const error = new Error((json && json.detail) || ('HTTP ' + response.status + ': ' + text.slice(0, 200)));
-              error.status = response.status;
-              throw error;
-            }
-            if (!json) throw new Error('the server answered no JSON: ' + text.slice(0, 200));
-            return json;
+            // With the tab's token; a refusal is an Error with `status` and the server's `detail`.
+            return await annolink.answer(await annolink.fetch(SESSIONS + path, init));
           } finally {
             document.body.dataset.sketchPending = String(--pending);
           }
@@ -132,7 +123,7 @@ extension MapPageModule {
       }
 
       function report(error, quiet) {
-        if (quiet && error.status === 409) annolink.message(error.message);
+        if (quiet && error.status === 409) annolink.message(error.detail || error.message);
         else annolink.showError('sketch: ' + error.message);
       }
 

@@ -48,32 +48,13 @@ public struct OGCFeaturesRoutes: Routes {
         }
     }
 
-    /// The OGC exception for a failure thrown while answering.
+    /// The OGC exception for a failure thrown while answering (`RouteRefusal(_:)`); an edit
+    /// refused in the edit service's words is a 400, as Part 4 answers a refused body.
     static func exception(for error: any Error) -> OGCException {
-        switch error {
-        case let e as OGCException: return e
-        case ServiceError.readOnly: return OGCException(status: 403, code: "Forbidden", description: "the server is read-only (--read-only)")
-        case ServiceError.notOnThisStore: return OGCException(status: 501, code: "NotImplemented", description: "\(error)")
-        case let e as ServiceError: return OGCException(status: 503, code: "QueryTimeLimitExceeded", description: e.description)
-        case let e as StoreError:
-            if case .unknownFeature = e { return .notFound("\(e)") }
-            if case .unknownTable = e { return .notFound("\(e)") }
-            return .badRequest("\(e)", code: "InvalidRequestBody")
-        case let e as EditError: return .badRequest(e.description, code: "EditRefused")
-        case let e as GeometryValidationError: return .badRequest(e.description, code: "InvalidGeometry")
-        case let e as GeometryCodecError: return .badRequest(e.description, code: "InvalidGeometry")
-        case let e as EngineError: return .badRequest("\(e)", code: "InvalidParameterValue")
-        case let e as SQLiteError where e.resultCode == .constraint:
-            return .badRequest("the values break a rule of the table: \(e.message)", code: "InvalidRequestBody")
-        case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
-            return OGCException(status: 503, code: "Busy", description: "the file is busy; try again", headers: [.init(name: "Retry-After", value: "1")])
-        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
-            // Another edit on the same rows won (PostGIS, several editors): nothing was written.
-            return OGCException(status: 409, code: "Conflict", description: "conflict with another edit, nothing written; try again (\(e.message))")
-        case let e as PostgreSQLError where (e.sqlState ?? "").hasPrefix("23"):
-            return .badRequest("the values break a rule of the table: \(e.message)", code: "InvalidRequestBody")
-        default: return OGCException(status: 500, code: "ServerError", description: "\(error)")
-        }
+        if let exception = error as? OGCException { return exception }
+        let refusal = RouteRefusal(error)
+        return OGCException(status: refusal.kind == .refused ? 400 : refusal.status, code: refusal.code, description: refusal.detail,
+                            headers: refusal.headers.map { OGCException.Header(name: $0.name, value: $0.value) })
     }
 
     // MARK: Routing
@@ -145,7 +126,7 @@ public struct OGCFeaturesRoutes: Routes {
             for name in request.parameters.keys where name != "token" {
                 throw OGCException.badRequest("unknown parameter '\(name)'; \(request.method) takes none")
             }
-            try Self.authorize(request, dataset: dataset)
+            try RouteRefusal.check(request.caller, .edit("editing"), readOnlyServer: dataset.readOnly)
         }
         switch (resource, request.method) {
         case (.landing, _):
@@ -328,24 +309,6 @@ public struct OGCFeaturesRoutes: Routes {
             let input = try OGCFeatureInput.patch(request.body, fid: fid, geometryColumn: collection.table.geometryColumn)
             let etag = try dataset.write(user: request.caller.userName) { try editor.update(fid: fid, input, replacing: false, inputCRS: crs, ifMatch: ifMatch, service: $0) }
             return HTTPResponse(status: 204, headers: [("ETag", etag)])
-        }
-    }
-
-    /// Refuses an edit the caller may not make: 403 when the server is read-only or the token
-    /// grants reading only, 401 (with a `WWW-Authenticate` challenge) when a token is missing
-    /// or not known.
-    static func authorize(_ request: HTTPRequest, dataset: Dataset) throws {
-        if dataset.readOnly { throw exception(for: ServiceError.readOnly) }
-        switch request.caller {
-        case .user(let name, mayEdit: false):
-            throw OGCException(status: 403, code: "Forbidden", description: "the token of \(name) grants reading only")
-        case .anonymous(mayEdit: false):
-            throw OGCException(status: 401, code: "Unauthorized", description: "editing needs a token (Authorization: Bearer TOKEN)",
-                               headers: [.init(name: "WWW-Authenticate", value: "Bearer realm=\"annolink\"")])
-        case .invalidToken:
-            throw OGCException(status: 401, code: "Unauthorized", description: "the token is not valid",
-                               headers: [.init(name: "WWW-Authenticate", value: "Bearer realm=\"annolink\", error=\"invalid_token\"")])
-        default: break
         }
     }
 

@@ -44,10 +44,8 @@ public struct SketchRoutes: Routes {
         guard path == Self.prefix || path.hasPrefix(Self.prefix + "/") else { return nil }
         do {
             return try route(request, dataset: dataset)
-        } catch let error as RouteError {
-            return error.response
         } catch {
-            return Self.refusal(for: error).response
+            return RouteRefusal(error).problem
         }
     }
 
@@ -55,7 +53,9 @@ public struct SketchRoutes: Routes {
 
     private func route(_ request: HTTPRequest, dataset: Dataset) throws -> HTTPResponse {
         let rest = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        try authorize(request.caller)
+        // Sketching is editing: the caller must be allowed to edit, as on the other edit routes.
+        // A read-only server lets a session be drawn and refuses its save.
+        try RouteRefusal.check(request.caller, .draft("sketching"))
         switch rest.count {
         case 0:
             try allow(request, ["POST"])
@@ -76,7 +76,7 @@ public struct SketchRoutes: Routes {
             try allow(request, ["POST"])
             let body = try Self.body(request)
             guard case .string(let action)? = body["action"] else {
-                throw RouteError(400, "the body needs \"action\": one of \(ServedSketch.actions.joined(separator: ", "))")
+                throw RouteRefusal(.badRequest, "the body needs \"action\": one of \(ServedSketch.actions.joined(separator: ", "))")
             }
             return try session(rest[0], request, dataset) { sketch in
                 try sketch.run(action, body)
@@ -87,7 +87,7 @@ public struct SketchRoutes: Routes {
             let body = request.body.isEmpty ? [:] : try Self.body(request)
             return try session(rest[0], request, dataset) { try save($0, body: body, request: request, dataset: dataset) }
         default:
-            throw RouteError(404, "there is no resource at \(request.path)")
+            throw RouteRefusal(.notFound, "there is no resource at \(request.path)")
         }
     }
 
@@ -100,50 +100,35 @@ public struct SketchRoutes: Routes {
             let (response, ends) = try body(sketch)
             return (response, ends)
         }
-        guard let answer, let answer else { throw RouteError(404, "there is no sketch session \(id) (it ended, was never started, or was idle longer than \(Int(sessions.idleSeconds)) s)") }
+        guard let answer, let answer else { throw RouteRefusal(.notFound, "there is no sketch session \(id) (it ended, was never started, or was idle longer than \(Int(sessions.idleSeconds)) s)") }
         return answer
     }
 
     private func allow(_ request: HTTPRequest, _ methods: [String]) throws {
-        guard methods.contains(request.method) else {
-            throw RouteError(405, "\(request.path) answers \(methods.joined(separator: " and ")) only", headers: [("Allow", methods.joined(separator: ", "))])
-        }
-    }
-
-    /// Sketching is editing: the caller must be allowed to edit, as on the other edit routes
-    /// (401 without a valid token where tokens are required, 403 for a read-only token). A
-    /// read-only server lets a session be drawn and refuses its save.
-    private func authorize(_ caller: Caller) throws {
-        switch caller {
-        case .invalidToken: throw RouteError(401, "the token is not valid", headers: [("WWW-Authenticate", "Bearer")])
-        case .anonymous(mayEdit: false): throw RouteError(401, "sketching needs a token that grants editing (Authorization: Bearer TOKEN)",
-                                                          headers: [("WWW-Authenticate", "Bearer")])
-        case .user(let name, mayEdit: false): throw RouteError(403, "the token of \(name) grants reading only")
-        default: break
-        }
+        guard methods.contains(request.method) else { throw RouteRefusal.methodNotAllowed(request.path, allowed: methods) }
     }
 
     // MARK: Starting
 
     private func create(_ request: HTTPRequest, dataset: Dataset) throws -> HTTPResponse {
         let body = try Self.body(request)
-        guard case .string(let tableName)? = body["table"] else { throw RouteError(400, "the body needs \"table\": the feature table to sketch for") }
+        guard case .string(let tableName)? = body["table"] else { throw RouteRefusal(.badRequest, "the body needs \"table\": the feature table to sketch for") }
         var mode = ServedSketch.Mode.reticle
         if let value = body["tool"] {
             guard case .string(let name) = value, let given = ServedSketch.Mode(rawValue: name) else {
-                throw RouteError(400, "\"tool\" must be \"reticle\" or \"vertex\", not \(value.jsonText)")
+                throw RouteRefusal(.badRequest, "\"tool\" must be \"reticle\" or \"vertex\", not \(value.jsonText)")
             }
             mode = given
         }
         var fid: Int64?
         if let value = body["fid"], value != .null {
-            guard let given = value.integerValue else { throw RouteError(400, "\"fid\" must be a whole number, not \(value.jsonText)") }
+            guard let given = value.integerValue else { throw RouteRefusal(.badRequest, "\"fid\" must be a whole number, not \(value.jsonText)") }
             fid = given
         }
         var givenType: SketchGeometryType?
         if let value = body["type"], value != .null {
             guard case .string(let name) = value, let type = SketchGeometryType(rawValue: name) else {
-                throw RouteError(400, "\"type\" must be point, multipoint, polyline or polygon, not \(value.jsonText)")
+                throw RouteRefusal(.badRequest, "\"type\" must be point, multipoint, polyline or polygon, not \(value.jsonText)")
             }
             givenType = type
         }
@@ -152,19 +137,18 @@ public struct SketchRoutes: Routes {
             do {
                 table = try package.featureTable(tableName)
             } catch StoreError.unknownTable {
-                throw RouteError(404, "there is no feature table \(tableName)")
+                throw RouteRefusal(.notFound, "there is no feature table \(tableName)")
             }
             if try package.annotationTableNames().contains(where: { $0.lowercased() == table.name.lowercased() }) {
-                throw RouteError(400, "\(table.name) is an annotation table: its rows follow their features and are not sketched")
+                throw RouteRefusal(.badRequest, "\(table.name) is an annotation table: its rows follow their features and are not sketched")
             }
-            let srs = try package.spatialReferenceSystem(table.srsID)
-            let unit = srs?.metresPerUnitFromDefinition ?? (srs?.definition.hasPrefix("GEOGCS[") == true ? MapViewport.metresPerDegree : 1)
+            let unit = try package.spatialReferenceSystem(table.srsID)?.metresPerMapUnit ?? 1
             var geometry: Geometry?
             if let fid {
                 do {
                     geometry = try package.feature(table, fid: fid).geometry
                 } catch StoreError.unknownFeature {
-                    throw RouteError(404, "\(table.name) has no feature \(fid)")
+                    throw RouteRefusal(.notFound, "\(table.name) has no feature \(fid)")
                 }
             }
             return (table, geometry, unit, try Self.recordedExtent(of: table, in: package))
@@ -173,11 +157,11 @@ public struct SketchRoutes: Routes {
         if let geometry { type = SketchGeometryType(geometry.kind) }
         if let givenType {
             if let type, type != givenType {
-                throw RouteError(400, "\(table.name) holds \(table.geometryTypeName) geometries: a \(givenType.rawValue) cannot be saved there")
+                throw RouteRefusal(.badRequest, "\(table.name) holds \(table.geometryTypeName) geometries: a \(givenType.rawValue) cannot be saved there")
             }
             type = givenType
         }
-        guard let type else { throw RouteError(400, "\(table.name) takes any geometry type: say which in \"type\"") }
+        guard let type else { throw RouteRefusal(.badRequest, "\(table.name) takes any geometry type: say which in \"type\"") }
         // Without a view: centred on the feature, else on the table's extent, at 1:1200, 800 × 600 points.
         let box = geometry.flatMap { SketchGeometry($0).extent } ?? extent ?? Envelope(Point(x: 0, y: 0))
         let centre = Point(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2)
@@ -186,8 +170,8 @@ public struct SketchRoutes: Routes {
         let sketch = try ServedSketch(table: table, fid: fid, geometry: geometry, type: type, viewport: viewport, mode: mode, owner: request.caller.userName)
         sketch.message = fid.map { "editing \(table.name) fid \($0)" } ?? "new \(type.rawValue) for \(table.name)"
         guard let id = sessions.add(sketch, dataset: dataset) else {
-            throw RouteError(503, "\(sessions.limit) sketch sessions are open, the most this server keeps: save or cancel one, or wait for one to idle out",
-                             headers: [("Retry-After", "60")])
+            throw RouteRefusal(.unavailable, "\(sessions.limit) sketch sessions are open, the most this server keeps: save or cancel one, or wait for one to idle out",
+                               code: "TooManySessions", headers: [("Retry-After", "60")])
         }
         var response = Self.state(sketch, id: id, status: 201)
         response.headers.append(("Location", Self.prefix + "/" + id))
@@ -199,16 +183,16 @@ public struct SketchRoutes: Routes {
     private func save(_ sketch: ServedSketch, body: [String: JSONInput], request: HTTPRequest, dataset: Dataset) throws -> (HTTPResponse, ends: Bool) {
         var values: [FieldAssignment] = []
         if let given = body["values"], given != .null {
-            guard let members = given.objectMembers else { throw RouteError(400, "\"values\" must be an object of field names and values") }
+            guard let members = given.objectMembers else { throw RouteRefusal(.badRequest, "\"values\" must be an object of field names and values") }
             for (field, value) in members.sorted(by: { $0.key < $1.key }) {
                 do {
                     values.append(FieldAssignment(field: field, text: try OGCFeatureInput.text(value, field: field)))
                 } catch let error as OGCException {
-                    throw RouteError(400, error.description)
+                    throw RouteRefusal(.badRequest, error.description)
                 }
             }
         }
-        if dataset.readOnly { throw RouteError(403, "the server is read-only (annolink serve --read-only): the sketch cannot be saved") }
+        if dataset.readOnly { throw RouteRefusal.readOnlyServer }
         if sketch.fid == nil, let column = sketch.table.columns.first(where: { $0.name.lowercased() == "globalid" && $0.affinity == .text }),
            !values.contains(where: { $0.field.lowercased() == column.name.lowercased() }) {
             // A new feature gets its GlobalID from the server, as through applyEdits.
@@ -253,50 +237,8 @@ public struct SketchRoutes: Routes {
     /// The request body as a JSON object.
     static func body(_ request: HTTPRequest) throws -> [String: JSONInput] {
         guard let members = (try? JSONInput(parsing: request.body))?.objectMembers else {
-            throw RouteError(400, "the body must be a JSON object")
+            throw RouteRefusal(.badRequest, "the body must be a JSON object")
         }
         return members
-    }
-
-    /// A refusal answered as a problem document.
-    struct RouteError: Error {
-        var status: Int
-        var detail: String
-        var headers: [(String, String)] = []
-
-        init(_ status: Int, _ detail: String, headers: [(String, String)] = []) {
-            self.status = status
-            self.detail = detail
-            self.headers = headers
-        }
-
-        var response: HTTPResponse {
-            var response = HTTPResponse.problem(status: status, detail: detail)
-            for (name, value) in headers { response.headers.append((name, value)) }
-            return response
-        }
-    }
-
-    /// The answer to an error thrown by the editor, the store or the edit service.
-    static func refusal(for error: any Error) -> RouteError {
-        switch error {
-        case let e as ServedSketch.BadAction: return RouteError(400, e.description)
-        case let e as ServedSketch.Refusal: return RouteError(409, e.description)
-        case let e as SketchError: return RouteError(409, e.description)
-        case ServiceError.readOnly: return RouteError(403, "the server is read-only (annolink serve --read-only): the sketch cannot be saved")
-        case ServiceError.notOnThisStore: return RouteError(501, "\(error)")
-        case let e as ServiceError: return RouteError(503, e.description)
-        case let e as EditError: return RouteError(409, e.description)
-        case let e as GeometryValidationError: return RouteError(409, e.description)
-        case let e as StoreError: return RouteError(409, "\(e)")
-        case let e as SQLiteError where e.resultCode == .constraint: return RouteError(409, "the values break a rule of the table: \(e.message)")
-        case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
-            return RouteError(503, "the file is busy; try again", headers: [("Retry-After", "1")])
-        case let e as PostgreSQLError where ["40001", "40P01", "55P03"].contains(e.sqlState ?? ""):
-            return RouteError(409, "conflict with another edit, nothing written; try again (\(e.message))")
-        case let e as PostgreSQLError where (e.sqlState ?? "").hasPrefix("23"):
-            return RouteError(409, "the values break a rule of the table: \(e.message)")
-        default: return RouteError(500, "\(error)")
-        }
     }
 }

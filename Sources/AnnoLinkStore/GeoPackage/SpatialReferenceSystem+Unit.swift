@@ -42,4 +42,16 @@ extension SpatialReferenceSystem {
         let surveyFoot = 1200.0 / 3937.0
         return abs(factor - surveyFoot) < 1e-12 ? surveyFoot : factor
     }
+
+    /// The length of a degree along the equator of WGS 84's ellipsoid (2π × 6 378 137 m / 360):
+    /// the size of a geographic CRS's unit where a map needs one in metres.
+    public static let metresPerDegree = 2 * Double.pi * 6_378_137 / 360
+
+    /// The size in metres of the unit a map drawn in this CRS is measured in, for its scale: the
+    /// projected CRS's linear unit (`metresPerUnitFromDefinition`), `metresPerDegree` for a
+    /// geographic CRS, and a metre when the definition says neither.
+    public var metresPerMapUnit: Double {
+        if let unit = metresPerUnitFromDefinition { return unit }
+        return definition.hasPrefix("GEOGCS[") ? Self.metresPerDegree : 1
+    }
 }

@@ -44,12 +44,16 @@ public struct SQLCondition: Hashable, Sendable {
         case notAllowed(String)
         /// SQLite cannot compile it (unknown column, syntax error).
         case doesNotCompile(String)
+        /// It passed the checks, but the database that runs it refuses it (PostgreSQL has no such
+        /// function, or will not compare those types): the database's reason.
+        case doesNotRun(String)
 
         public var description: String {
             switch self {
             case .notOneExpression(let why): "is not one SQL expression: \(why)"
             case .notAllowed(let why): "may only read its own table and call plain functions, but \(why)"
             case .doesNotCompile(let message): "does not compile: \(message)"
+            case .doesNotRun(let reason): "does not run (\(reason))"
             }
         }
     }
