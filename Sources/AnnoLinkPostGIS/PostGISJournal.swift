@@ -38,6 +38,26 @@ public final class PostGISJournal: EditJournal {
         CREATE INDEX IF NOT EXISTS journal_rows_row ON annolink.journal_rows (table_name, fid);
         """
 
+    /// The transaction ids the journal keeps, so that an undo or redo of a bulk move can tell
+    /// whether its rows were written since (`PostGISStore.moveBack`, docs/postgis.md); added to
+    /// a journal made before them. A row's `xmin` is the transaction that last wrote it.
+    ///
+    /// - `journal.undo_xids`, `redo_xids`: the transactions that undid and redid the entry;
+    /// - `journal_rows.before_xmin`, `after_xmin`: the row's `xmin` when the edit read it and
+    ///   after the edit wrote it (NULL: no row);
+    /// - `journal_moves.created_xid`: the `xmin` the move gave the table's rows;
+    ///   `written_xid`: the `xmin` they carry after the entry's latest move, undo or redo;
+    ///   `before_xid`: the one `xmin` every moved row carried before the move (NULL when they
+    ///   carried several: then each row's is in `journal_move_rows.before_xmin`).
+    static let xidDDL = """
+        ALTER TABLE annolink.journal ADD COLUMN IF NOT EXISTS undo_xids bigint[] NOT NULL DEFAULT '{}',
+          ADD COLUMN IF NOT EXISTS redo_xids bigint[] NOT NULL DEFAULT '{}';
+        ALTER TABLE annolink.journal_rows ADD COLUMN IF NOT EXISTS before_xmin bigint, ADD COLUMN IF NOT EXISTS after_xmin bigint;
+        ALTER TABLE annolink.journal_moves ADD COLUMN IF NOT EXISTS created_xid bigint, ADD COLUMN IF NOT EXISTS written_xid bigint,
+          ADD COLUMN IF NOT EXISTS before_xid bigint;
+        ALTER TABLE annolink.journal_move_rows ADD COLUMN IF NOT EXISTS before_xmin bigint;
+        """
+
     /// The advisory lock key that serializes making the journal tables.
     static let ddlLock: Int64 = 0x616E_6E6F_6C6B
 
@@ -54,12 +74,17 @@ public final class PostGISJournal: EditJournal {
             guard !changed.isEmpty else { return (value, nil) }
             let entry = try beginEntry(command: command, summary: summary, kind: .ordinary, rowCount: changed.count,
                                        tables: changed.map(\.key.table))
-            for (seq, row) in changed.enumerated() {
-                try connection.query("""
-                    INSERT INTO annolink.journal_rows (entry_id, seq, table_name, fid, before, after) VALUES ($1, $2, $3, $4, $5, $6)
-                    """, [.int8(entry), .int4(Int32(seq)), .text(row.key.table), .int8(row.key.fid), PostgreSQLValue(row.image.before),
-                          PostgreSQLValue(row.image.after)])
+            // The images in one binary COPY: one round trip for the whole edit, not one per row.
+            try connection.copyIn("COPY annolink.journal_rows (entry_id, seq, table_name, fid, before, after, before_xmin, after_xmin) FROM STDIN (FORMAT binary)") { copy in
+                for (seq, row) in changed.enumerated() {
+                    try copy.write([.int8(entry), .int4(Int32(seq)), .text(row.key.table), .int8(row.key.fid), PostgreSQLValue(row.image.before),
+                                    PostgreSQLValue(row.image.after), row.image.beforeXmin.map { .int8($0) } ?? .null,
+                                    row.image.afterXmin.map { .int8($0) } ?? .null])
+                }
             }
+            var tables: [String] = []
+            for row in changed where !tables.contains(row.key.table) { tables.append(row.key.table) }
+            for table in tables { try store.noteWritten(table, within: recording.written[table]) }
             return (value, entry)
         }
     }
@@ -67,17 +92,7 @@ public final class PostGISJournal: EditJournal {
     /// Discards the undone entries and writes a new entry's row (inside the edit's transaction);
     /// returns its id.
     func beginEntry(command: String, summary: String, kind: JournalEntry.Kind, rowCount: Int, tables: [String]) throws -> Int64 {
-        if !tablesKnown {
-            // Made by the first edit of a data set (the layout's DDL does not have them); two
-            // first edits at once take turns (an advisory lock for this transaction), since
-            // CREATE TABLE IF NOT EXISTS is not safe against itself.
-            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
-            if try connection.query("SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL")
-                .scalar?.boolValue == true {
-                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL)
-            }
-            tablesKnown = true
-        }
+        try makeTables()
         try connection.execute("DELETE FROM annolink.journal WHERE state = 'undone'")
         var distinct: [String] = []
         for t in tables where !distinct.contains(t) { distinct.append(t) }
@@ -90,6 +105,27 @@ public final class PostGISJournal: EditJournal {
         try connection.execute("NOTIFY annolink_journal, '\(id)'")
         return id
     }
+
+    /// Makes the journal's own tables and columns when they are missing (inside a transaction).
+    /// Made by the first edit of a data set (the layout's DDL does not have them); two first
+    /// edits at once take turns (an advisory lock for this transaction), since CREATE TABLE IF
+    /// NOT EXISTS is not safe against itself.
+    func makeTables() throws {
+        guard !tablesKnown else { return }
+        if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
+            if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
+                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL + Self.xidDDL)
+            }
+        }
+        tablesKnown = true
+    }
+
+    /// True when a table or column of the journal is missing (`xidDDL` adds the last column).
+    static let tablesMissing = """
+        SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL
+            OR NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('annolink.journal_move_rows') AND attname = 'before_xmin')
+        """
 
     public func entries(limit: Int?) throws -> [JournalEntry] {
         try connection.query("""
@@ -116,6 +152,7 @@ public final class PostGISJournal: EditJournal {
     /// Undoes the newest done entry or redoes the oldest undone one, in one transaction.
     private func move(_ action: JournalError.Action) throws -> JournalEntry {
         try connection.inTransaction {
+            try makeTables()
             let (state, order) = action == .undo ? ("done", "DESC") : ("undone", "ASC")
             guard let row = try connection.query("""
                 SELECT id, time, command, summary, state, kind, row_count, tables, "user" FROM annolink.journal
@@ -146,10 +183,14 @@ public final class PostGISJournal: EditJournal {
                                                     reason: try changedSince(entry: entry.id, table: table.name, fid: fid, gone: current == nil))
                     }
                 }
+                var applied: Int64?
                 for image in action == .undo ? images.reversed() : images {
                     let table = try store.featureTable(image[0].textValue ?? "")
-                    try write(table, fid: image[1].integerValue ?? 0, image: action == .undo ? image[2].textValue : image[3].textValue)
+                    applied = try write(table, fid: image[1].integerValue ?? 0, image: action == .undo ? image[2].textValue : image[3].textValue) ?? applied
                 }
+                // The transaction that wrote the rows back, by which an undo or redo of a bulk
+                // move knows these rows as the journal left them (`PostGISStore.moveBack`).
+                if let applied { try store.noteApplied(action, entry: entry.id, xid: applied) }
             }
             entry.state = action == .undo ? .undone : .done
             try connection.query("UPDATE annolink.journal SET state = $1 WHERE id = $2", [.text(entry.state.rawValue), .int8(entry.id)])
@@ -170,12 +211,13 @@ public final class PostGISJournal: EditJournal {
     }
 
     /// Puts row `fid` of `table` as `image` says: deleted when nil, else exactly that row.
-    private func write(_ table: FeatureTable, fid: Int64, image: String?) throws {
+    /// Returns the written row's `xmin` (nil when deleted).
+    private func write(_ table: FeatureTable, fid: Int64, image: String?) throws -> Int64? {
         let name = store.qualified(table)
         try connection.query("DELETE FROM \(name) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)])
-        if let image {
-            try connection.query("INSERT INTO \(name) SELECT (($1::text)::\(name)).*", [.text(image)])
-        }
+        guard let image else { return nil }
+        return try connection.query("INSERT INTO \(name) AS u SELECT (($1::text)::\(name)).* RETURNING \(PostGISStore.xmin)", [.text(image)])
+            .scalar?.integerValue
     }
 }
 

@@ -14,27 +14,42 @@ final class EditRecording {
     struct Image {
         var before: String?
         var after: String?
+        /// The row's `xmin` (the transaction that last wrote it) when the edit first read it;
+        /// nil when it did not exist. An undo of an earlier bulk move reads it (`moveBack`).
+        var beforeXmin: Int64?
+        /// The row's `xmin` after the edit's last write of it (nil: deleted).
+        var afterXmin: Int64?
     }
 
     private(set) var images: [Key: Image] = [:]
     private(set) var order: [Key] = []
+    /// Per table, the envelope of the geometries the edit wrote (a bound of them), by which
+    /// `annolink.contents` is widened when the edit is recorded.
+    private(set) var written: [String: Envelope] = [:]
 
     func has(_ key: Key) -> Bool { images[key] != nil }
 
     /// Notes the row as it was, the first time the edit sees it.
-    func before(_ key: Key, _ text: String?) {
+    func before(_ key: Key, _ text: String?, xmin: Int64?) {
         guard images[key] == nil else { return }
-        images[key] = Image(before: text, after: text)
+        images[key] = Image(before: text, after: text, beforeXmin: text == nil ? nil : xmin)
         order.append(key)
     }
 
-    /// Notes the row as the edit left it.
-    func after(_ key: Key, _ text: String?) {
+    /// Notes that the edit wrote a geometry of `table` within `box` (nil: none, or empty).
+    func wrote(_ table: String, within box: Envelope?) {
+        guard let box else { return }
+        written[table] = written[table].map { $0.union(box) } ?? box
+    }
+
+    /// Notes the row as the edit left it, and its `xmin` then.
+    func after(_ key: Key, _ text: String?, xmin: Int64?) {
         if images[key] == nil {
             order.append(key)
-            images[key] = Image(before: nil, after: text)
+            images[key] = Image(before: nil, after: text, afterXmin: xmin)
         } else {
             images[key]!.after = text
+            images[key]!.afterXmin = text == nil ? nil : xmin
         }
     }
 
@@ -48,10 +63,26 @@ extension PostGISStore {
     /// Inside an edit, makes sure the row's image before the edit is taken, locking it.
     func lockAndRecord(_ table: FeatureTable, fid: Int64) throws {
         guard let recording, !recording.has(.init(table: table.name, fid: fid)) else { return }
-        let text = try connection.query(
-            "SELECT u::text FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE", [.int8(fid)]
-        ).scalar?.textValue
-        recording.before(.init(table: table.name, fid: fid), text)
+        let row = try connection.query(
+            "SELECT u::text, \(Self.xmin) FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE", [.int8(fid)]
+        ).rows.first
+        recording.before(.init(table: table.name, fid: fid), row?[0].textValue, xmin: row?[1].integerValue)
+    }
+
+    /// The row's `xmin` (the transaction that last wrote it) as a number, for a query on `u`.
+    static let xmin = "u.xmin::text::int8"
+
+    /// The envelope of a geometry column of `u`, four columns (NULL for a NULL or empty geometry).
+    static func envelopeColumns(_ column: String) -> String {
+        let g = "u." + quoteIdentifier(column)
+        return "ST_XMin(\(g)), ST_YMin(\(g)), ST_XMax(\(g)), ST_YMax(\(g))"
+    }
+
+    /// The envelope in four result values from `at` on (`envelopeColumns`), nil when NULL.
+    static func envelope(_ row: [PostgreSQLValue], at i: Int) -> Envelope? {
+        guard row.count >= i + 4, let x0 = row[i].doubleValue, let y0 = row[i + 1].doubleValue, let x1 = row[i + 2].doubleValue,
+              let y1 = row[i + 3].doubleValue else { return nil }
+        return Envelope(minX: x0, minY: y0, maxX: x1, maxY: y1)
     }
 
     /// Inside an edit, locks the rows `fids` of `table` (`FOR UPDATE`) in one statement, in fid
@@ -62,12 +93,12 @@ extension PostGISStore {
         guard !wanted.isEmpty else { return }
         let pk = quoteIdentifier(table.primaryKey)
         let rows = try connection.query(
-            "SELECT u.\(pk), u::text FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
+            "SELECT u.\(pk), u::text, \(Self.xmin) FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
             [.text("{" + wanted.map(String.init).joined(separator: ",") + "}")]
         ).rows
         for row in rows {
             guard let fid = row[0].integerValue else { continue }
-            recording.before(.init(table: table.name, fid: fid), row[1].textValue)
+            recording.before(.init(table: table.name, fid: fid), row[1].textValue, xmin: row[2].integerValue)
         }
     }
 
@@ -120,11 +151,11 @@ extension PostGISStore {
     public func feature(_ table: FeatureTable, fid: Int64) throws -> Feature {
         let attributes = table.attributeColumns
         var sql = "SELECT \(selectList(table, attributes))"
-        if recording != nil { sql += ", u::text" }
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1"
         if recording != nil { sql += " FOR UPDATE" }
         guard let row = try connection.query(sql, [.int8(fid)]).rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        if let recording { recording.before(.init(table: table.name, fid: fid), row.last?.textValue) }
+        if let recording { recording.before(.init(table: table.name, fid: fid), row[row.count - 2].textValue, xmin: row.last?.integerValue) }
         return try feature(from: row, table, attributes)
     }
 
@@ -158,10 +189,12 @@ extension PostGISStore {
         }
         let row = try connection.query("""
             INSERT INTO \(qualified(table)) AS u (\(columns.map(quoteIdentifier).joined(separator: ", ")))
-            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.\(quoteIdentifier(table.primaryKey)), u::text
+            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
+            RETURNING u.\(quoteIdentifier(table.primaryKey)), u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, values).rows.first
-        guard let made = row?[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
-        recording?.after(.init(table: table.name, fid: made), row?[1].textValue)
+        guard let row, let made = row[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
+        recording?.after(.init(table: table.name, fid: made), row[1].textValue, xmin: row[2].integerValue)
+        recording?.wrote(table.name, within: Self.envelope(row, at: 3))
         return made
     }
 
@@ -181,10 +214,11 @@ extension PostGISStore {
         values.append(.int8(fid))
         let rows = try connection.query("""
             UPDATE \(qualified(table)) AS u SET \(assignments.joined(separator: ", "))
-            WHERE u.\(quoteIdentifier(table.primaryKey)) = $\(values.count) RETURNING u::text
+            WHERE u.\(quoteIdentifier(table.primaryKey)) = $\(values.count) RETURNING u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, values).rows
         guard let row = rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        recording?.after(.init(table: table.name, fid: fid), row[0].textValue)
+        recording?.after(.init(table: table.name, fid: fid), row[0].textValue, xmin: row[1].integerValue)
+        if geometry != nil { recording?.wrote(table.name, within: Self.envelope(row, at: 2)) }
     }
 
     public func deleteFeature(_ table: FeatureTable, fid: Int64) throws {
@@ -192,12 +226,14 @@ extension PostGISStore {
         let deleted = try connection.query(
             "DELETE FROM \(qualified(table)) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]).affectedRows
         guard deleted == 1 else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        recording?.after(.init(table: table.name, fid: fid), nil)
+        recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
     }
 
-    /// The extent in `annolink.contents` is not kept by edits: recomputing it scans the table
-    /// (`ST_Extent`), which one edit must not cost. `annolink copy` writes it; PostGIS answers
-    /// a table's extent itself (`ST_EstimatedExtent`).
+    /// Nothing to do here: the extent in `annolink.contents` is widened as the geometries are
+    /// written — every write returns its geometry's envelope, and the edit's entry widens the
+    /// recorded extent by them (`PostGISJournal.recordEdit`); a bulk move widens it by the moved
+    /// rows' extent moved. Recomputing it would scan the table (`ST_Extent`), which one edit must
+    /// not cost; so the extent stays a bound of every feature, not a tight one (docs/postgis.md).
     public func refreshExtent(of table: FeatureTable) throws {}
 
     // MARK: Annotation rows
@@ -230,23 +266,25 @@ extension PostGISStore {
     /// Inside an edit the rows are locked and their images taken.
     public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
         var sql = "SELECT \(annotationSelectList)"
-        if recording != nil { sql += ", u::text" }
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = $1 ORDER BY u.fid"
         if recording != nil { sql += " FOR UPDATE" }
         return try connection.query(sql, [.int8(featureID)]).rows.map { r in
             let row = try annotationRow(from: r, table: table, footprintProblem: nil)
-            if let recording, let fid = row.fid { recording.before(.init(table: table.name, fid: fid), r.last?.textValue) }
+            if let recording, let fid = row.fid {
+                recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
+            }
             return row
         }
     }
 
     public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
         var sql = "SELECT \(annotationSelectList)"
-        if recording != nil { sql += ", u::text" }
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.fid = $1"
         if recording != nil { sql += " FOR UPDATE" }
         guard let r = try connection.query(sql, [.int8(fid)]).rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        if let recording { recording.before(.init(table: table.name, fid: fid), r.last?.textValue) }
+        if let recording { recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue) }
         return try annotationRow(from: r, table: table, footprintProblem: footprintProblem)
     }
 
@@ -264,10 +302,11 @@ extension PostGISStore {
         let columns = Self.annotationColumns.dropFirst()
         let r = try connection.query("""
             INSERT INTO \(qualified(table)) AS u (\(columns.map(quoteIdentifier).joined(separator: ", ")))
-            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.fid, u::text
+            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.fid, u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, try annotationValues(row, table: table)).rows.first
-        guard let fid = r?[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
-        recording?.after(.init(table: table.name, fid: fid), r?[1].textValue)
+        guard let r, let fid = r[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
+        recording?.after(.init(table: table.name, fid: fid), r[1].textValue, xmin: r[2].integerValue)
+        recording?.wrote(table.name, within: Self.envelope(r, at: 3))
         return fid
     }
 
@@ -277,14 +316,15 @@ extension PostGISStore {
         let columns = Array(Self.annotationColumns.dropFirst())
         let r = try connection.query("""
             UPDATE \(qualified(table)) AS u SET \(columns.enumerated().map { "\(quoteIdentifier($1)) = $\($0 + 1)" }.joined(separator: ", "))
-            WHERE u.fid = $\(columns.count + 1) RETURNING u::text
+            WHERE u.fid = $\(columns.count + 1) RETURNING u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, try annotationValues(row, table: table) + [.int8(fid)]).rows.first
-        recording?.after(.init(table: table.name, fid: fid), r?[0].textValue)
+        recording?.after(.init(table: table.name, fid: fid), r?[0].textValue, xmin: r?[1].integerValue)
+        if let r { recording?.wrote(table.name, within: Self.envelope(r, at: 2)) }
     }
 
     public func deleteAnnotation(fid: Int64, from table: FeatureTable) throws {
         try lockAndRecord(table, fid: fid)
         try connection.query("DELETE FROM \(qualified(table)) WHERE fid = $1", [.int8(fid)])
-        recording?.after(.init(table: table.name, fid: fid), nil)
+        recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
     }
 }
