@@ -229,6 +229,49 @@ extension PostGISStore {
         recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
     }
 
+    /// One `UPDATE … WHERE fid = ANY(…) RETURNING` for all of them, the rows locked and their
+    /// images taken before (`lockFeatures`: one statement, in fid order) and after (the
+    /// returned rows).
+    public func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws {
+        var assignments: [String] = [], values: [PostgreSQLValue] = []
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
+            values.append(Self.parameter(value, for: column))
+            assignments.append("\(quoteIdentifier(column.name)) = $\(values.count)")
+        }
+        guard !assignments.isEmpty, !fids.isEmpty else { return }
+        try lockFeatures(table, fids: fids)
+        let pk = quoteIdentifier(table.primaryKey)
+        values.append(.text(Self.array(fids)))
+        let rows = try connection.query("""
+            UPDATE \(qualified(table)) AS u SET \(assignments.joined(separator: ", "))
+            WHERE u.\(pk) = ANY($\(values.count)::text::int8[]) RETURNING u.\(pk), u::text, \(Self.xmin)
+            """, values).rows
+        for row in rows {
+            guard let fid = row[0].integerValue else { continue }
+            recording?.after(.init(table: table.name, fid: fid), row[1].textValue, xmin: row[2].integerValue)
+        }
+    }
+
+    /// One `DELETE … WHERE fid = ANY(…) RETURNING` for all of them, the rows locked and their
+    /// images taken before (`lockFeatures`).
+    public func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
+        guard !fids.isEmpty else { return [:] }
+        try lockFeatures(table, fids: fids)
+        let attributes = table.attributeColumns
+        let rows = try connection.query("""
+            DELETE FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = ANY($1::text::int8[])
+            RETURNING \(selectList(table, attributes))
+            """, [.text(Self.array(fids))]).rows
+        var deleted: [Int64: Feature] = [:]
+        for row in rows {
+            let feature = try feature(from: row, table, attributes)
+            recording?.after(.init(table: table.name, fid: feature.fid), nil, xmin: nil)
+            deleted[feature.fid] = feature
+        }
+        return deleted
+    }
+
     /// Nothing to do here: the extent in `annolink.contents` is widened as the geometries are
     /// written — every write returns its geometry's envelope, and the edit's entry widens the
     /// recorded extent by them (`PostGISJournal.recordEdit`); a bulk move widens it by the moved

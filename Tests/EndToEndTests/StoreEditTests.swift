@@ -295,6 +295,21 @@ struct StoreEditTests {
                     "\(undo.stderr)")
             #expect(try data.snapshot() == snapshot)
         }
+        // Another program writes a moved line, then annolink edits it and that edit is undone: the
+        // line is back as the other program left it, not as the move did, and the move's undo
+        // still refuses (PostGIS; a GeoPackage's digests cover the moved columns only).
+        guard store == .postGIS else { return }
+        let fourth = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID < \(limit)", "--by", "1,1")
+        #expect(fourth.status == 0, "\(fourth.stderr)")
+        let line = try data.query("SELECT min(\"fid\") FROM \"ParcelLines_1\"")
+        try data.writeBehindAnnolink("UPDATE \"ParcelLines_1\" SET \"LEFT_FID\" = 4243 WHERE \"fid\" = \(line)")
+        #expect(try Harness.annolink("set", data.target, "ParcelLines_1", line, "LEFT_FID=7").status == 0)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        let snapshot = try data.snapshot()
+        let undo = try Harness.annolink("undo", data.target)
+        #expect(undo.status != 0)
+        #expect(undo.stderr.contains("undo refused: ParcelLines_1 fid \(line) "), "\(undo.stderr)")
+        #expect(try data.snapshot() == snapshot)
     }
 
     @Test("overlapping bulk moves and a set in between: undone and redone in turn, every row exact, nothing refused", arguments: EditedStore.allCases)
