@@ -82,9 +82,8 @@ public final class PostGISJournal: EditJournal {
                                     row.image.afterXmin.map { .int8($0) } ?? .null])
                 }
             }
-            var tables: [String] = []
-            for row in changed where !tables.contains(row.key.table) { tables.append(row.key.table) }
-            for table in tables { try store.noteWritten(table, within: recording.written[table]) }
+            // By name, so that two edits widening the same tables lock their rows in one order.
+            for (table, box) in recording.written.sorted(by: { $0.key < $1.key }) { try store.noteWritten(table, within: box) }
             return (value, entry)
         }
     }

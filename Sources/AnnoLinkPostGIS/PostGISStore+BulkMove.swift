@@ -140,20 +140,20 @@ extension PostGISStore {
             """, [.int8(entry), .text(tableName)]).scalar?.integerValue
     }
 
-    /// Records that the edit wrote rows of `table`: `annolink.contents`' `last_change`, and its
-    /// extent widened by `box` (a bound of the geometries written; nil: none), so that the
-    /// recorded extent stays a bound of every feature. Undo and redo write only rows as they
-    /// were before, inside an extent recorded then, and the extent never shrinks; so they need
-    /// not widen it.
+    /// Widens the recorded extent of `table` in `annolink.contents` by `box` (a bound of
+    /// geometries an edit wrote; nil: none) where it does not hold it already, and sets
+    /// `last_change` then; so that the recorded extent stays a bound of every feature. An edit
+    /// inside the extent writes nothing here: it takes no lock on the table's `contents` row,
+    /// which every editor of the table would otherwise wait for. Undo and redo write only rows
+    /// as they were before, inside an extent recorded then, and the extent never shrinks; so
+    /// they need not widen it.
     func noteWritten(_ table: String, within box: Envelope?) throws {
-        guard let box, [box.minX, box.minY, box.maxX, box.maxY].allSatisfy(\.isFinite) else {
-            try connection.query("UPDATE annolink.contents SET last_change = \(PostGISJournal.now) WHERE table_name = $1", [.text(table)])
-            return
-        }
+        guard let box, [box.minX, box.minY, box.maxX, box.maxY].allSatisfy(\.isFinite) else { return }
         try connection.query("""
             UPDATE annolink.contents SET last_change = \(PostGISJournal.now), min_x = LEAST(min_x, $2), min_y = LEAST(min_y, $3),
               max_x = GREATEST(max_x, $4), max_y = GREATEST(max_y, $5)
-            WHERE table_name = $1
+            WHERE table_name = $1 AND (min_x IS NULL OR min_y IS NULL OR max_x IS NULL OR max_y IS NULL
+              OR min_x > $2 OR min_y > $3 OR max_x < $4 OR max_y < $5)
             """, [.text(table), .float8(box.minX), .float8(box.minY), .float8(box.maxX), .float8(box.maxY)])
     }
 
