@@ -70,6 +70,7 @@ public final class PostGISJournal: EditJournal {
             store.recording = recording
             defer { store.recording = nil }
             let value = try body()
+            try store.flushAll()
             let changed = recording.changed
             guard !changed.isEmpty else { return (value, nil) }
             let entry = try beginEntry(command: command, summary: summary, kind: .ordinary, rowCount: changed.count,

@@ -14,7 +14,8 @@ extension PostGISStore {
     ///   `SQLCondition.Refusal`, `PostgreSQLError`.
     public func translate(_ table: FeatureTable, selection: FeatureSelection, annotation: [String: [Int64]], dx: Double, dy: Double,
                           dryRun: Bool, command: String, summary: (Int) -> String, progress: (Int, Int) -> Void) throws -> BulkMoveCounts {
-        try connection.inTransaction {
+        try flushAll()
+        return try connection.inTransaction {
             let count = try select(selection, of: table)
             var result = BulkMoveCounts(features: count)
             if dryRun {
@@ -313,7 +314,8 @@ extension PostGISStore {
     }
 
     public func featureIDs(_ table: FeatureTable, selection: FeatureSelection) throws -> [Int64] {
-        try connection.inTransaction {
+        try flush(table.name)
+        return try connection.inTransaction {
             _ = try select(selection, of: table)
             return try connection.query("SELECT fid FROM annolink_selection ORDER BY fid").rows.compactMap { $0[0].integerValue }
         }

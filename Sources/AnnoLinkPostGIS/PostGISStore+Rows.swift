@@ -26,6 +26,13 @@ final class EditRecording {
     /// Per table, the envelope of the geometries the edit wrote (a bound of them), by which
     /// `annolink.contents` is widened when the edit is recorded.
     private(set) var written: [String: Envelope] = [:]
+    /// Annotation rows the edit updated (the row) or deleted (nil) whose write is held back, by
+    /// table and fid, to be written a batch at a time (`PostGISStore.flush`).
+    var pending: [String: [Int64: AnnotationRow?]] = [:]
+    /// The feature ids those rows belong to, by table: a read of a feature's rows writes them first.
+    var pendingFeatureIDs: [String: Set<Int64>] = [:]
+    /// The feature id of each annotation row the edit read, so that a held-back delete knows it.
+    var featureIDs: [Key: Int64] = [:]
 
     func has(_ key: Key) -> Bool { images[key] != nil }
 
@@ -88,6 +95,7 @@ extension PostGISStore {
     /// Inside an edit, locks the rows `fids` of `table` (`FOR UPDATE`) in one statement, in fid
     /// order, and takes their images before the edit; the rows already taken are left as they are.
     public func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws {
+        try flush(table.name)
         guard let recording else { return }
         let wanted = Array(Set(fids.filter { !recording.has(.init(table: table.name, fid: $0)) })).sorted()
         guard !wanted.isEmpty else { return }
@@ -107,6 +115,7 @@ extension PostGISStore {
     /// is computed from. Inside an edit the row is locked first (`FOR UPDATE`, its image taken)
     /// and the text is the row as the edit has left it so far.
     public func rowText(_ table: FeatureTable, fid: Int64) throws -> String? {
+        try flush(table.name)
         try lockAndRecord(table, fid: fid)
         return try connection.query(
             "SELECT u::text FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]
@@ -114,7 +123,8 @@ extension PostGISStore {
     }
 
     public func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64 {
-        try connection.query("SELECT count(*) FROM \(qualified(table)) AS u" + (condition.map { " WHERE \($0.sql)" } ?? "")).scalar?.integerValue ?? 0
+        try flush(table.name)
+        return try connection.query("SELECT count(*) FROM \(qualified(table)) AS u" + (condition.map { " WHERE \($0.sql)" } ?? "")).scalar?.integerValue ?? 0
     }
 
     public func recordedExtent(of table: FeatureTable) throws -> Envelope? {
@@ -123,6 +133,7 @@ extension PostGISStore {
 
     /// Through the GiST index: `&&` on `ST_MakeEnvelope` in the column's SRID.
     public func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64] {
+        try flush(table.name)
         let pk = quoteIdentifier(table.primaryKey)
         let sql = "SELECT u.\(pk) FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.geometryColumn)) && "
             + "ST_MakeEnvelope($1, $2, $3, $4, \(try srid(of: table))) ORDER BY u.\(pk)"
@@ -149,6 +160,7 @@ extension PostGISStore {
 
     /// Inside an edit the row is locked (`FOR UPDATE`) and its image taken in the same read.
     public func feature(_ table: FeatureTable, fid: Int64) throws -> Feature {
+        try flush(table.name)
         let attributes = table.attributeColumns
         var sql = "SELECT \(selectList(table, attributes))"
         if recording != nil { sql += ", u::text, \(Self.xmin)" }
@@ -161,6 +173,7 @@ extension PostGISStore {
 
     public func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?,
                                _ body: (Feature) throws -> Void) throws {
+        try flush(table.name)
         let attributes = attributeColumns(table, fields: fields)
         let pk = quoteIdentifier(table.primaryKey)
         // A page at a time by key, so that memory stays flat and no cursor stays open over writes.
@@ -177,6 +190,7 @@ extension PostGISStore {
     }
 
     public func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64 {
+        try flush(table.name)
         var columns = [table.geometryColumn], values = [try parameter(geometry, for: table)]
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
             guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
@@ -199,6 +213,7 @@ extension PostGISStore {
     }
 
     public func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry?, attributes: [String: SQLValue]) throws {
+        try flush(table.name)
         var assignments: [String] = [], values: [PostgreSQLValue] = []
         if let geometry {
             values.append(try parameter(geometry, for: table))
@@ -222,6 +237,7 @@ extension PostGISStore {
     }
 
     public func deleteFeature(_ table: FeatureTable, fid: Int64) throws {
+        try flush(table.name)
         try lockAndRecord(table, fid: fid)
         let deleted = try connection.query(
             "DELETE FROM \(qualified(table)) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]).affectedRows
@@ -233,6 +249,7 @@ extension PostGISStore {
     /// images taken before (`lockFeatures`: one statement, in fid order) and after (the
     /// returned rows).
     public func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws {
+        try flush(table.name)
         var assignments: [String] = [], values: [PostgreSQLValue] = []
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
             guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
@@ -256,6 +273,7 @@ extension PostGISStore {
     /// One `DELETE … WHERE fid = ANY(…) RETURNING` for all of them, the rows locked and their
     /// images taken before (`lockFeatures`).
     public func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
+        try flush(table.name)
         guard !fids.isEmpty else { return [:] }
         try lockFeatures(table, fids: fids)
         let attributes = table.attributeColumns
@@ -308,6 +326,7 @@ extension PostGISStore {
 
     /// Inside an edit the rows are locked and their images taken.
     public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
+        if recording?.pendingFeatureIDs[table.name]?.contains(featureID) == true { try flush(table.name) }
         var sql = "SELECT \(annotationSelectList)"
         if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = $1 ORDER BY u.fid"
@@ -316,18 +335,23 @@ extension PostGISStore {
             let row = try annotationRow(from: r, table: table, footprintProblem: nil)
             if let recording, let fid = row.fid {
                 recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
+                recording.featureIDs[.init(table: table.name, fid: fid)] = featureID
             }
             return row
         }
     }
 
     public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
+        if recording?.pending[table.name]?[fid] != nil { try flush(table.name) }
         var sql = "SELECT \(annotationSelectList)"
         if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.fid = $1"
         if recording != nil { sql += " FOR UPDATE" }
         guard let r = try connection.query(sql, [.int8(fid)]).rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        if let recording { recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue) }
+        if let recording {
+            recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
+            if let featureID = r[2].integerValue { recording.featureIDs[.init(table: table.name, fid: fid)] = featureID }
+        }
         return try annotationRow(from: r, table: table, footprintProblem: footprintProblem)
     }
 
@@ -353,9 +377,18 @@ extension PostGISStore {
         return fid
     }
 
+    /// Inside an edit the row is locked and its image taken now, and the write held back to be
+    /// written with others (`flush`); outside one, written at once.
     public func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws {
         guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
         try lockAndRecord(table, fid: fid)
+        if let recording, let featureID = row.featureID, recording.featureIDs[.init(table: table.name, fid: fid)] == featureID {
+            recording.pending[table.name, default: [:]][fid] = .some(row)
+            recording.pendingFeatureIDs[table.name, default: []].insert(featureID)
+            if recording.pending[table.name]!.count >= Self.annotationBatch { try flush(table.name) }
+            return
+        }
+        try flush(table.name)
         let columns = Array(Self.annotationColumns.dropFirst())
         let r = try connection.query("""
             UPDATE \(qualified(table)) AS u SET \(columns.enumerated().map { "\(quoteIdentifier($1)) = $\($0 + 1)" }.joined(separator: ", "))
@@ -365,9 +398,88 @@ extension PostGISStore {
         if let r { recording?.wrote(table.name, within: Self.envelope(r, at: 2)) }
     }
 
+    /// Inside an edit, held back as `updateAnnotation` is.
     public func deleteAnnotation(fid: Int64, from table: FeatureTable) throws {
         try lockAndRecord(table, fid: fid)
+        if let recording, let featureID = recording.featureIDs[.init(table: table.name, fid: fid)] {
+            recording.pending[table.name, default: [:]][fid] = .some(nil)
+            recording.pendingFeatureIDs[table.name, default: []].insert(featureID)
+            if recording.pending[table.name]!.count >= Self.annotationBatch { try flush(table.name) }
+            return
+        }
+        try flush(table.name)
         try connection.query("DELETE FROM \(qualified(table)) WHERE fid = $1", [.int8(fid)])
         recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
+    }
+}
+
+extension PostGISStore {
+    /// Annotation rows written per statement by `flush`.
+    static let annotationBatch = 256
+
+    /// Writes the annotation rows of `table` the edit holds back: the deleted ones with one
+    /// `DELETE … WHERE fid = ANY`, the updated ones with one `UPDATE … FROM (VALUES …)` per
+    /// `annotationBatch` rows, returning their images, `xmin`s and envelopes for the journal.
+    /// Every read of the table that could see them writes them first (a read of a feature's
+    /// labels only when they are among them), and so does the end of the edit.
+    func flush(_ table: String) throws {
+        guard let recording, let held = recording.pending.removeValue(forKey: table), !held.isEmpty else { return }
+        recording.pendingFeatureIDs[table] = nil
+        let target = try featureTable(table)
+        let deleted = held.compactMap { $0.value == nil ? $0.key : nil }.sorted()
+        if !deleted.isEmpty {
+            try connection.query("DELETE FROM \(qualified(target)) WHERE fid = ANY($1::text::int8[])", [.text(Self.array(deleted))])
+            for fid in deleted { recording.after(.init(table: table, fid: fid), nil, xmin: nil) }
+        }
+        let updated = held.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.0 < $1.0 }
+        let columns = Array(Self.annotationColumns.dropFirst())
+        var start = 0
+        while start < updated.count {
+            let batch = updated[start..<min(start + Self.annotationBatch, updated.count)]
+            start += batch.count
+            var values: [[PostgreSQLValue]] = []
+            for (fid, row) in batch { values.append([.int8(fid)] + (try annotationValues(row, table: target))) }
+            // Each placeholder cast to its column's type, so that a column NULL in every row of
+            // the batch is not read as text.
+            let types = (0...columns.count).map { j -> String in
+                if j == 1 { return "geometry" }
+                for row in values {
+                    switch row[j] {
+                    case .int8, .int4, .int2: return "int8"
+                    case .float8, .float4: return "float8"
+                    case .text: return "text"
+                    case .bool: return "boolean"
+                    case .bytea: return "bytea"
+                    default: continue
+                    }
+                }
+                let column = j == 0 ? nil : target.column(columns[j - 1])
+                switch column?.affinity {
+                case .integer?: return "int8"
+                case .real?: return "float8"
+                default: return "text"
+                }
+            }
+            let tuples = values.indices.map { i in
+                "(" + types.indices.map { j in "$\(i * types.count + j + 1)::\(types[j])" }.joined(separator: ", ") + ")"
+            }
+            let names = ["fid"] + columns.indices.map { "c\($0)" }
+            let rows = try connection.query("""
+                UPDATE \(qualified(target)) AS u SET \(columns.enumerated().map { "\(quoteIdentifier($1)) = v.c\($0)" }.joined(separator: ", "))
+                FROM (VALUES \(tuples.joined(separator: ", "))) AS v(\(names.joined(separator: ", ")))
+                WHERE u.fid = v.fid RETURNING u.fid, u::text, \(Self.xmin), \(Self.envelopeColumns(target.geometryColumn))
+                """, values.flatMap { $0 }).rows
+            for r in rows {
+                guard let fid = r[0].integerValue else { continue }
+                recording.after(.init(table: table, fid: fid), r[1].textValue, xmin: r[2].integerValue)
+                recording.wrote(table, within: Self.envelope(r, at: 3))
+            }
+        }
+    }
+
+    /// Writes every annotation row the edit holds back (`flush`).
+    func flushAll() throws {
+        guard let recording else { return }
+        for table in recording.pending.keys.sorted() { try flush(table) }
     }
 }
