@@ -163,40 +163,68 @@ public final class PostGISJournal: EditJournal {
             if entry.kind == .bulk {
                 try store.moveBack(entry: entry.id, action: action)
             } else {
-                let images = try connection.query("""
-                    SELECT table_name, fid, before, after FROM annolink.journal_rows WHERE entry_id = $1 ORDER BY seq
-                    """, [.int8(entry.id)]).rows
-                guard !images.isEmpty else {
-                    throw JournalError.corrupt(
-                        entry: entry.id, reason: "its row images are not in annolink.journal_rows (an entry copied from a GeoPackage cannot be undone on PostGIS)")
-                }
-                // Every row first: locked and compared, so that a refusal changes nothing.
-                for image in images {
-                    let table = try store.featureTable(image[0].textValue ?? "")
-                    let fid = image[1].integerValue ?? 0
-                    let expected = action == .undo ? image[3].textValue : image[2].textValue
-                    let current = try connection.query(
-                        "SELECT u::text FROM \(store.qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE",
-                        [.int8(fid)]).scalar?.textValue
-                    if current != expected {
-                        throw JournalError.conflict(action: action, entry: entry.id, table: table.name, fid: fid,
-                                                    reason: try changedSince(entry: entry.id, table: table.name, fid: fid, gone: current == nil))
-                    }
-                }
-                var applied: Int64?
-                for image in action == .undo ? images.reversed() : images {
-                    let table = try store.featureTable(image[0].textValue ?? "")
-                    applied = try write(table, fid: image[1].integerValue ?? 0, image: action == .undo ? image[2].textValue : image[3].textValue) ?? applied
-                }
-                // The transaction that wrote the rows back, by which an undo or redo of a bulk
-                // move knows these rows as the journal left them (`PostGISStore.moveBack`).
-                if let applied { try store.noteApplied(action, entry: entry.id, xid: applied) }
+                try applyImages(entry: entry.id, action: action)
             }
             entry.state = action == .undo ? .undone : .done
             try connection.query("UPDATE annolink.journal SET state = $1 WHERE id = $2", [.text(entry.state.rawValue), .int8(entry.id)])
             try connection.execute("NOTIFY annolink_journal, '\(entry.id)'")
             return entry
         }
+    }
+
+    /// Writes back the row images of the single edit `entry` (before-images for undo,
+    /// after-images for redo), set-based, a table at a time in name order: every table's rows
+    /// locked (`FOR UPDATE`, in fid order) and compared with the images the entry left
+    /// first, so that a refusal changes nothing; then each table's rows deleted and the images
+    /// inserted, each with one statement reading `annolink.journal_rows`.
+    ///
+    /// - Throws: `JournalError.conflict` naming the first row (in the edit's order) that is not
+    ///   as the entry left it; `JournalError.corrupt` when the entry has no images.
+    private func applyImages(entry: Int64, action: JournalError.Action) throws {
+        let tables = try connection.query(
+            "SELECT DISTINCT table_name FROM annolink.journal_rows WHERE entry_id = $1 ORDER BY table_name", [.int8(entry)]
+        ).rows.compactMap { $0[0].textValue }
+        guard !tables.isEmpty else {
+            throw JournalError.corrupt(
+                entry: entry, reason: "its row images are not in annolink.journal_rows (an entry copied from a GeoPackage cannot be undone on PostGIS)")
+        }
+        let (expected, written) = action == .undo ? ("after", "before") : ("before", "after")
+        let mine = "SELECT fid FROM annolink.journal_rows WHERE entry_id = $1 AND table_name = $2"
+        var first: (seq: Int64, table: String, fid: Int64, gone: Bool)?
+        for name in tables {
+            let table = try store.featureTable(name)
+            let relation = store.qualified(table), pk = quoteIdentifier(table.primaryKey)
+            try connection.query("SELECT u.\(pk) FROM \(relation) AS u WHERE u.\(pk) IN (\(mine)) ORDER BY u.\(pk) FOR UPDATE",
+                                 [.int8(entry), .text(name)])
+            if let row = try connection.query("""
+                SELECT r.seq, r.fid, u.\(pk) IS NULL FROM annolink.journal_rows r LEFT JOIN \(relation) AS u ON u.\(pk) = r.fid
+                WHERE r.entry_id = $1 AND r.table_name = $2 AND (CASE WHEN u.\(pk) IS NULL THEN NULL ELSE u::text END) IS DISTINCT FROM r.\(expected)
+                ORDER BY r.seq LIMIT 1
+                """, [.int8(entry), .text(name)]).rows.first, let seq = row[0].integerValue, let fid = row[1].integerValue,
+                seq < first?.seq ?? .max {
+                first = (seq, name, fid, row[2].boolValue == true)
+            }
+        }
+        if let first {
+            throw JournalError.conflict(action: action, entry: entry, table: first.table, fid: first.fid,
+                                        reason: try changedSince(entry: entry, table: first.table, fid: first.fid, gone: first.gone))
+        }
+        var applied: Int64?
+        for name in tables {
+            let table = try store.featureTable(name)
+            let relation = store.qualified(table), pk = quoteIdentifier(table.primaryKey)
+            try connection.query("DELETE FROM \(relation) WHERE \(pk) IN (\(mine))", [.int8(entry), .text(name)])
+            let xid = try connection.query("""
+                WITH put AS (INSERT INTO \(relation) AS u SELECT ((r.\(written))::\(relation)).* FROM annolink.journal_rows r
+                             WHERE r.entry_id = $1 AND r.table_name = $2 AND r.\(written) IS NOT NULL ORDER BY r.seq
+                             RETURNING \(PostGISStore.xmin) AS x)
+                SELECT min(x) FROM put
+                """, [.int8(entry), .text(name)]).scalar?.integerValue
+            applied = applied ?? xid
+        }
+        // The transaction that wrote the rows back, by which an undo or redo of a bulk move
+        // knows these rows as the journal left them (`PostGISStore.moveBack`).
+        if let applied { try store.noteApplied(action, entry: entry, xid: applied) }
     }
 
     /// What changed a row since `entry`: the later entry that wrote it, and whose it was.
@@ -210,15 +238,6 @@ public final class PostGISJournal: EditJournal {
         return "\(what) by edit #\(id)\(later[1].textValue.map { " of \($0)" } ?? "") after edit #\(entry)"
     }
 
-    /// Puts row `fid` of `table` as `image` says: deleted when nil, else exactly that row.
-    /// Returns the written row's `xmin` (nil when deleted).
-    private func write(_ table: FeatureTable, fid: Int64, image: String?) throws -> Int64? {
-        let name = store.qualified(table)
-        try connection.query("DELETE FROM \(name) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)])
-        guard let image else { return nil }
-        return try connection.query("INSERT INTO \(name) AS u SELECT (($1::text)::\(name)).* RETURNING \(PostGISStore.xmin)", [.text(image)])
-            .scalar?.integerValue
-    }
 }
 
 @available(*, unavailable)
