@@ -106,9 +106,14 @@ extension FeatureStore {
     public func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
         var deleted: [Int64: Feature] = [:]
         for fid in fids {
-            guard let feature = try? feature(table, fid: fid) else { continue }
+            let found: Feature
+            do {
+                found = try feature(table, fid: fid)
+            } catch StoreError.unknownFeature {
+                continue
+            }
             try deleteFeature(table, fid: fid)
-            deleted[fid] = feature
+            deleted[fid] = found
         }
         return deleted
     }
