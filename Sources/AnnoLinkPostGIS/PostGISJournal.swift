@@ -76,11 +76,13 @@ public final class PostGISJournal: EditJournal {
             let entry = try beginEntry(command: command, summary: summary, kind: .ordinary, rowCount: changed.count,
                                        tables: changed.map(\.key.table))
             // The images in one binary COPY: one round trip for the whole edit, not one per row.
-            try connection.copyIn("COPY annolink.journal_rows (entry_id, seq, table_name, fid, before, after, before_xmin, after_xmin) FROM STDIN (FORMAT binary)") { copy in
+            let columns = "entry_id, seq, table_name, fid, before, after, before_xmin, after_xmin"
+            try connection.copyIn("COPY annolink.journal_rows (\(columns)) FROM STDIN (FORMAT binary)") { copy in
                 for (seq, row) in changed.enumerated() {
                     try copy.write([.int8(entry), .int4(Int32(seq)), .text(row.key.table), .int8(row.key.fid), PostgreSQLValue(row.image.before),
                                     PostgreSQLValue(row.image.after), row.image.beforeXmin.map { .int8($0) } ?? .null,
-                                    row.image.afterXmin.map { .int8($0) } ?? .null])
+                                    row.image.afterXmin.map { .int8($0) } ?? .null,
+                    ])
                 }
             }
             // By name, so that two edits widening the same tables lock their rows in one order.

@@ -121,7 +121,8 @@ extension PostGISStore {
             INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation, created_xid, written_xid, before_xid)
             VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
             """, [.int8(entry), .text(tableName), .float8(dx), .float8(dy), .bool(anchors), created.map { .int8($0) } ?? .null,
-                  before.map { .int8($0) } ?? .null])
+                  before.map { .int8($0) } ?? .null,
+            ])
         // Where the rows went: their extent before, moved (rounded outwards, so that it bounds
         // every coordinate however ST_Translate rounds).
         var moved: Envelope?

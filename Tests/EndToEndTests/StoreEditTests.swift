@@ -260,7 +260,8 @@ struct StoreEditTests {
         #expect(try data.snapshot() == moved)
     }
 
-    @Test("undo of a bulk move refuses, naming table and fid and changing nothing, when another program wrote a moved line or label since", arguments: EditedStore.allCases)
+    @Test("undo of a bulk move refuses, naming table and fid, changing nothing, after another program wrote a moved line or label",
+          arguments: EditedStore.allCases)
     func translateUndoSeesOutsideWrites(store: EditedStore) throws {
         guard let data = try EditedData(store) else { return }
         defer { data.drop() }
@@ -321,8 +322,11 @@ struct StoreEditTests {
         let twenty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
         let thirty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 30")
         var states = [pristine]
-        for arguments in [["translate", "--where", "FID <= \(twenty)", "--by", "10,20"], ["translate", "--where", "FID >= \(ten) AND FID <= \(thirty)", "--by", "-0.5,4"],
-                          ["set", twenty, "LEFT_FID=4242"], ["translate", "--where", "FID <= \(thirty)", "--by", "2,2"]] {
+        let edits = [
+            ["translate", "--where", "FID <= \(twenty)", "--by", "10,20"], ["translate", "--where", "FID >= \(ten) AND FID <= \(thirty)", "--by", "-0.5,4"],
+            ["set", twenty, "LEFT_FID=4242"], ["translate", "--where", "FID <= \(thirty)", "--by", "2,2"],
+        ]
+        for arguments in edits {
             let result = try Harness.annolink([arguments[0], data.target, "ParcelLines_1"] + arguments.dropFirst())
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             states.append(try data.snapshot())
