@@ -161,11 +161,16 @@ extension EditService {
         try checkFinite(selection)
         let isAnnotationTable = try store.annotationTableNames().contains { $0.lowercased() == table.name.lowercased() }
         guard let package = store as? GeoPackage else {
+            // A batch of features at a time: locked together, and (unless their values before
+            // are listed) written by one `updateFeatures`; then each one's annotation.
             return try oneByOne(table, selection: selection, summary: { "set \(fields.joined(separator: ", ")) of \($0) features of \(table.name)" },
-                                command: command, into: result, progress: progress) { fid, change in
-                let before = reportChanges ? try store.feature(table, fid: fid) : nil
-                try store.updateFeature(table, fid: fid, geometry: nil, attributes: parsed)
-                if let before {
+                                command: command, into: result, progress: progress, batch: { fids in
+                try store.lockFeatures(table, fids: fids)
+                if !reportChanges { try store.updateFeatures(table, fids: fids, attributes: parsed) }
+            }) { fid, change in
+                if reportChanges {
+                    let before = try store.feature(table, fid: fid)
+                    try store.updateFeature(table, fid: fid, geometry: nil, attributes: parsed)
                     change.fields = fields.map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
                 }
                 if isAnnotationTable {
@@ -235,10 +240,15 @@ extension EditService {
         if reportChanges { result.changes = [] }
         try checkFinite(selection)
         guard let package = store as? GeoPackage else {
+            // A batch of features at a time, locked and deleted by one `deleteFeatures`; then
+            // each one's annotation.
+            var deleted: [Int64: Feature] = [:]
             return try oneByOne(table, selection: selection, summary: { "delete \($0) features of \(table.name)" }, command: command,
-                                into: result, progress: progress) { fid, change in
-                let before = try store.feature(table, fid: fid)
-                try store.deleteFeature(table, fid: fid)
+                                into: result, progress: progress, batch: { fids in
+                try store.lockFeatures(table, fids: fids)
+                deleted = try store.deleteFeatures(table, fids: fids)
+            }) { fid, change in
+                guard let before = deleted[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
                 change = EditResult(kind: .delete, table: table.name, fid: fid, oldGeometry: before.geometry)
                 change.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, deleted: true)
             } finish: {
@@ -350,17 +360,23 @@ extension EditService {
         progress(count, count)
     }
 
-    /// A bulk edit on a store without a set-based path: the selected features one by one,
-    /// each through `edit` (which fills in the change it made), in one transaction and one
-    /// journal entry; `finish` runs last inside it.
+    /// Features per `batch` of a bulk edit on a store without a set-based path.
+    static let batchSize = 512
+
+    /// A bulk edit on a store without a set-based path: the selected features in fid order, a
+    /// batch of them (`batchSize`) at a time through `batch` (what the store can do for several
+    /// at once), then one by one through `edit` (which fills in the change it made), in one
+    /// transaction and one journal entry; `finish` runs last inside it.
     func oneByOne(_ table: FeatureTable, selection: Selection, summary: (Int) -> String, command: String, into start: BulkEditResult,
-                  progress: (Int, Int) -> Void, _ edit: (Int64, inout EditResult) throws -> Void, finish: () throws -> Void) throws -> BulkEditResult {
+                  progress: (Int, Int) -> Void, batch: ([Int64]) throws -> Void = { _ in }, _ edit: (Int64, inout EditResult) throws -> Void,
+                  finish: () throws -> Void) throws -> BulkEditResult {
         var result = start
         let fids = try refusingInvalidSelection { try store.featureIDs(table, selection: selection) }
         result.features = fids.count
         guard !fids.isEmpty else { return result }
         result.journalEntry = try journal().recordEdit(command: command, summary: summary(fids.count)) {
             for (done, fid) in fids.enumerated() {
+                if done % Self.batchSize == 0 { try batch(Array(fids[done..<min(done + Self.batchSize, fids.count)])) }
                 var change = EditResult(kind: result.kind, table: table.name, fid: fid)
                 try edit(fid, &change)
                 result.annotation.add(change.annotation)

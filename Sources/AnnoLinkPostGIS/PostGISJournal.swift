@@ -38,6 +38,26 @@ public final class PostGISJournal: EditJournal {
         CREATE INDEX IF NOT EXISTS journal_rows_row ON annolink.journal_rows (table_name, fid);
         """
 
+    /// The transaction ids the journal keeps, so that an undo or redo of a bulk move can tell
+    /// whether its rows were written since (`PostGISStore.moveBack`, docs/postgis.md); added to
+    /// a journal made before them. A row's `xmin` is the transaction that last wrote it.
+    ///
+    /// - `journal.undo_xids`, `redo_xids`: the transactions that undid and redid the entry;
+    /// - `journal_rows.before_xmin`, `after_xmin`: the row's `xmin` when the edit read it and
+    ///   after the edit wrote it (NULL: no row);
+    /// - `journal_moves.created_xid`: the `xmin` the move gave the table's rows;
+    ///   `written_xid`: the `xmin` they carry after the entry's latest move, undo or redo;
+    ///   `before_xid`: the one `xmin` every moved row carried before the move (NULL when they
+    ///   carried several: then each row's is in `journal_move_rows.before_xmin`).
+    static let xidDDL = """
+        ALTER TABLE annolink.journal ADD COLUMN IF NOT EXISTS undo_xids bigint[] NOT NULL DEFAULT '{}',
+          ADD COLUMN IF NOT EXISTS redo_xids bigint[] NOT NULL DEFAULT '{}';
+        ALTER TABLE annolink.journal_rows ADD COLUMN IF NOT EXISTS before_xmin bigint, ADD COLUMN IF NOT EXISTS after_xmin bigint;
+        ALTER TABLE annolink.journal_moves ADD COLUMN IF NOT EXISTS created_xid bigint, ADD COLUMN IF NOT EXISTS written_xid bigint,
+          ADD COLUMN IF NOT EXISTS before_xid bigint;
+        ALTER TABLE annolink.journal_move_rows ADD COLUMN IF NOT EXISTS before_xmin bigint;
+        """
+
     /// The advisory lock key that serializes making the journal tables.
     static let ddlLock: Int64 = 0x616E_6E6F_6C6B
 
@@ -50,16 +70,23 @@ public final class PostGISJournal: EditJournal {
             store.recording = recording
             defer { store.recording = nil }
             let value = try body()
+            try store.flushAll()
             let changed = recording.changed
             guard !changed.isEmpty else { return (value, nil) }
             let entry = try beginEntry(command: command, summary: summary, kind: .ordinary, rowCount: changed.count,
                                        tables: changed.map(\.key.table))
-            for (seq, row) in changed.enumerated() {
-                try connection.query("""
-                    INSERT INTO annolink.journal_rows (entry_id, seq, table_name, fid, before, after) VALUES ($1, $2, $3, $4, $5, $6)
-                    """, [.int8(entry), .int4(Int32(seq)), .text(row.key.table), .int8(row.key.fid), PostgreSQLValue(row.image.before),
-                          PostgreSQLValue(row.image.after)])
+            // The images in one binary COPY: one round trip for the whole edit, not one per row.
+            let columns = "entry_id, seq, table_name, fid, before, after, before_xmin, after_xmin"
+            try connection.copyIn("COPY annolink.journal_rows (\(columns)) FROM STDIN (FORMAT binary)") { copy in
+                for (seq, row) in changed.enumerated() {
+                    try copy.write([.int8(entry), .int4(Int32(seq)), .text(row.key.table), .int8(row.key.fid), PostgreSQLValue(row.image.before),
+                                    PostgreSQLValue(row.image.after), row.image.beforeXmin.map { .int8($0) } ?? .null,
+                                    row.image.afterXmin.map { .int8($0) } ?? .null,
+                    ])
+                }
             }
+            // By name, so that two edits widening the same tables lock their rows in one order.
+            for (table, box) in recording.written.sorted(by: { $0.key < $1.key }) { try store.noteWritten(table, within: box) }
             return (value, entry)
         }
     }
@@ -67,17 +94,7 @@ public final class PostGISJournal: EditJournal {
     /// Discards the undone entries and writes a new entry's row (inside the edit's transaction);
     /// returns its id.
     func beginEntry(command: String, summary: String, kind: JournalEntry.Kind, rowCount: Int, tables: [String]) throws -> Int64 {
-        if !tablesKnown {
-            // Made by the first edit of a data set (the layout's DDL does not have them); two
-            // first edits at once take turns (an advisory lock for this transaction), since
-            // CREATE TABLE IF NOT EXISTS is not safe against itself.
-            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
-            if try connection.query("SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL")
-                .scalar?.boolValue == true {
-                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL)
-            }
-            tablesKnown = true
-        }
+        try makeTables()
         try connection.execute("DELETE FROM annolink.journal WHERE state = 'undone'")
         var distinct: [String] = []
         for t in tables where !distinct.contains(t) { distinct.append(t) }
@@ -90,6 +107,27 @@ public final class PostGISJournal: EditJournal {
         try connection.execute("NOTIFY annolink_journal, '\(id)'")
         return id
     }
+
+    /// Makes the journal's own tables and columns when they are missing (inside a transaction).
+    /// Made by the first edit of a data set (the layout's DDL does not have them); two first
+    /// edits at once take turns (an advisory lock for this transaction), since CREATE TABLE IF
+    /// NOT EXISTS is not safe against itself.
+    func makeTables() throws {
+        guard !tablesKnown else { return }
+        if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
+            if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
+                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL + Self.xidDDL)
+            }
+        }
+        tablesKnown = true
+    }
+
+    /// True when a table or column of the journal is missing (`xidDDL` adds the last column).
+    static let tablesMissing = """
+        SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL
+            OR NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('annolink.journal_move_rows') AND attname = 'before_xmin')
+        """
 
     public func entries(limit: Int?) throws -> [JournalEntry] {
         try connection.query("""
@@ -116,6 +154,7 @@ public final class PostGISJournal: EditJournal {
     /// Undoes the newest done entry or redoes the oldest undone one, in one transaction.
     private func move(_ action: JournalError.Action) throws -> JournalEntry {
         try connection.inTransaction {
+            try makeTables()
             let (state, order) = action == .undo ? ("done", "DESC") : ("undone", "ASC")
             guard let row = try connection.query("""
                 SELECT id, time, command, summary, state, kind, row_count, tables, "user" FROM annolink.journal
@@ -126,36 +165,68 @@ public final class PostGISJournal: EditJournal {
             if entry.kind == .bulk {
                 try store.moveBack(entry: entry.id, action: action)
             } else {
-                let images = try connection.query("""
-                    SELECT table_name, fid, before, after FROM annolink.journal_rows WHERE entry_id = $1 ORDER BY seq
-                    """, [.int8(entry.id)]).rows
-                guard !images.isEmpty else {
-                    throw JournalError.corrupt(
-                        entry: entry.id, reason: "its row images are not in annolink.journal_rows (an entry copied from a GeoPackage cannot be undone on PostGIS)")
-                }
-                // Every row first: locked and compared, so that a refusal changes nothing.
-                for image in images {
-                    let table = try store.featureTable(image[0].textValue ?? "")
-                    let fid = image[1].integerValue ?? 0
-                    let expected = action == .undo ? image[3].textValue : image[2].textValue
-                    let current = try connection.query(
-                        "SELECT u::text FROM \(store.qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE",
-                        [.int8(fid)]).scalar?.textValue
-                    if current != expected {
-                        throw JournalError.conflict(action: action, entry: entry.id, table: table.name, fid: fid,
-                                                    reason: try changedSince(entry: entry.id, table: table.name, fid: fid, gone: current == nil))
-                    }
-                }
-                for image in action == .undo ? images.reversed() : images {
-                    let table = try store.featureTable(image[0].textValue ?? "")
-                    try write(table, fid: image[1].integerValue ?? 0, image: action == .undo ? image[2].textValue : image[3].textValue)
-                }
+                try applyImages(entry: entry.id, action: action)
             }
             entry.state = action == .undo ? .undone : .done
             try connection.query("UPDATE annolink.journal SET state = $1 WHERE id = $2", [.text(entry.state.rawValue), .int8(entry.id)])
             try connection.execute("NOTIFY annolink_journal, '\(entry.id)'")
             return entry
         }
+    }
+
+    /// Writes back the row images of the single edit `entry` (before-images for undo,
+    /// after-images for redo), set-based, a table at a time in name order: every table's rows
+    /// locked (`FOR UPDATE`, in fid order) and compared with the images the entry left
+    /// first, so that a refusal changes nothing; then each table's rows deleted and the images
+    /// inserted, each with one statement reading `annolink.journal_rows`.
+    ///
+    /// - Throws: `JournalError.conflict` naming the first row (in the edit's order) that is not
+    ///   as the entry left it; `JournalError.corrupt` when the entry has no images.
+    private func applyImages(entry: Int64, action: JournalError.Action) throws {
+        let tables = try connection.query(
+            "SELECT DISTINCT table_name FROM annolink.journal_rows WHERE entry_id = $1 ORDER BY table_name", [.int8(entry)]
+        ).rows.compactMap { $0[0].textValue }
+        guard !tables.isEmpty else {
+            throw JournalError.corrupt(
+                entry: entry, reason: "its row images are not in annolink.journal_rows (an entry copied from a GeoPackage cannot be undone on PostGIS)")
+        }
+        let (expected, written) = action == .undo ? ("after", "before") : ("before", "after")
+        let mine = "SELECT fid FROM annolink.journal_rows WHERE entry_id = $1 AND table_name = $2"
+        var first: (seq: Int64, table: String, fid: Int64, gone: Bool)?
+        for name in tables {
+            let table = try store.featureTable(name)
+            let relation = store.qualified(table), pk = quoteIdentifier(table.primaryKey)
+            try connection.query("SELECT u.\(pk) FROM \(relation) AS u WHERE u.\(pk) IN (\(mine)) ORDER BY u.\(pk) FOR UPDATE",
+                                 [.int8(entry), .text(name)])
+            if let row = try connection.query("""
+                SELECT r.seq, r.fid, u.\(pk) IS NULL FROM annolink.journal_rows r LEFT JOIN \(relation) AS u ON u.\(pk) = r.fid
+                WHERE r.entry_id = $1 AND r.table_name = $2 AND (CASE WHEN u.\(pk) IS NULL THEN NULL ELSE u::text END) IS DISTINCT FROM r.\(expected)
+                ORDER BY r.seq LIMIT 1
+                """, [.int8(entry), .text(name)]).rows.first, let seq = row[0].integerValue, let fid = row[1].integerValue,
+                seq < first?.seq ?? .max {
+                first = (seq, name, fid, row[2].boolValue == true)
+            }
+        }
+        if let first {
+            throw JournalError.conflict(action: action, entry: entry, table: first.table, fid: first.fid,
+                                        reason: try changedSince(entry: entry, table: first.table, fid: first.fid, gone: first.gone))
+        }
+        var applied: Int64?
+        for name in tables {
+            let table = try store.featureTable(name)
+            let relation = store.qualified(table), pk = quoteIdentifier(table.primaryKey)
+            try connection.query("DELETE FROM \(relation) WHERE \(pk) IN (\(mine))", [.int8(entry), .text(name)])
+            let xid = try connection.query("""
+                WITH put AS (INSERT INTO \(relation) AS u SELECT ((r.\(written))::\(relation)).* FROM annolink.journal_rows r
+                             WHERE r.entry_id = $1 AND r.table_name = $2 AND r.\(written) IS NOT NULL ORDER BY r.seq
+                             RETURNING \(PostGISStore.xmin) AS x)
+                SELECT min(x) FROM put
+                """, [.int8(entry), .text(name)]).scalar?.integerValue
+            applied = applied ?? xid
+        }
+        // The transaction that wrote the rows back, by which an undo or redo of a bulk move
+        // knows these rows as the journal left them (`PostGISStore.moveBack`).
+        if let applied { try store.noteApplied(action, entry: entry, xid: applied) }
     }
 
     /// What changed a row since `entry`: the later entry that wrote it, and whose it was.
@@ -169,14 +240,6 @@ public final class PostGISJournal: EditJournal {
         return "\(what) by edit #\(id)\(later[1].textValue.map { " of \($0)" } ?? "") after edit #\(entry)"
     }
 
-    /// Puts row `fid` of `table` as `image` says: deleted when nil, else exactly that row.
-    private func write(_ table: FeatureTable, fid: Int64, image: String?) throws {
-        let name = store.qualified(table)
-        try connection.query("DELETE FROM \(name) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)])
-        if let image {
-            try connection.query("INSERT INTO \(name) SELECT (($1::text)::\(name)).*", [.text(image)])
-        }
-    }
 }
 
 @available(*, unavailable)

@@ -14,7 +14,8 @@ extension PostGISStore {
     ///   `SQLCondition.Refusal`, `PostgreSQLError`.
     public func translate(_ table: FeatureTable, selection: FeatureSelection, annotation: [String: [Int64]], dx: Double, dy: Double,
                           dryRun: Bool, command: String, summary: (Int) -> String, progress: (Int, Int) -> Void) throws -> BulkMoveCounts {
-        try connection.inTransaction {
+        try flushAll()
+        return try connection.inTransaction {
             let count = try select(selection, of: table)
             var result = BulkMoveCounts(features: count)
             if dryRun {
@@ -34,16 +35,12 @@ extension PostGISStore {
             var rows = try moveAndJournal(qualified(table), key: pk, geometry: g, anchors: false,
                                           where: "o.\(pk) IN (SELECT fid FROM annolink_selection)", extra: [],
                                           dx: dx, dy: dy, entry: entry, tableName: table.name)
-            try connection.query("INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation) VALUES ($1, $2, $3, $4, false)",
-                                 [.int8(entry), .text(table.name), .float8(dx), .float8(dy)])
             progress(count / 2, count)
             for (name, classIDs) in annotation.sorted(by: { $0.key < $1.key }) {
                 // The labels move rigidly with their features: footprint and anchor in one statement.
                 let moved = try moveAndJournal(PostGISLayout.qualified(name), key: "fid", geometry: "geom", anchors: true,
                                                where: "o.\"FeatureID\" IN (SELECT fid FROM annolink_selection) AND o.\"AnnotationClassID\" = ANY($5::text::bigint[])",
                                                extra: [.text(Self.array(classIDs))], dx: dx, dy: dy, entry: entry, tableName: name)
-                try connection.query("INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation) VALUES ($1, $2, $3, $4, true)",
-                                     [.int8(entry), .text(name), .float8(dx), .float8(dy)])
                 result.annotationRows += moved
                 rows += moved
             }
@@ -55,16 +52,21 @@ extension PostGISStore {
     }
 
     /// Moves the rows of `relation` (aliased `o`) that `condition` picks by (dx, dy) — the
-    /// geometry by `ST_Translate`, with `anchors` the annotation's anchor by adding — and writes
-    /// their keys into `annolink.journal_move_rows`; returns how many rows moved. `condition`
-    /// may use `$5` for `extra[0]`.
+    /// geometry by `ST_Translate`, with `anchors` the annotation's anchor by adding — writes
+    /// their keys into `annolink.journal_move_rows` and the table's move into
+    /// `annolink.journal_moves`, and widens the table's recorded extent by where the rows went;
+    /// returns how many rows moved. `condition` may use `$5` for `extra[0]`.
     ///
-    /// First one aggregate over the rows: their extent and anchors' ranges. When those show
-    /// that moving back by the vector gives every coordinate back bit for bit
-    /// (`MoveExactness`), the move and its keys are one statement, `WITH moved AS (UPDATE …
-    /// RETURNING key) INSERT … SELECT`: nothing is computed per row beyond the move itself.
-    /// Otherwise each row's key goes in with the row's image where its move back is not exact
-    /// (two `ST_Translate` per row to find out), then the rows move.
+    /// First one aggregate over the rows: their extent, anchors' ranges and `xmin`s. When those
+    /// show that moving back by the vector gives every coordinate back bit for bit
+    /// (`MoveExactness`) and every row was last written by one transaction, the move and its keys
+    /// are one statement, `WITH moved AS (UPDATE … RETURNING key) INSERT … SELECT`: nothing is
+    /// computed per row beyond the move itself. Otherwise each row's key goes in with the row's
+    /// image where its move back is not exact (two `ST_Translate` per row to find out) and, when
+    /// the rows' `xmin`s differ, its `xmin`; then the rows move.
+    ///
+    /// The rows moved carry this transaction's id as their `xmin` afterwards (`created_xid`): an
+    /// undo finds a row written since by its `xmin` (`moveBack`).
     func moveAndJournal(_ relation: String, key: String, geometry g: String, anchors: Bool, where condition: String, extra: [PostgreSQLValue],
                         dx: Double, dy: Double, entry: Int64, tableName: String) throws -> Int {
         let parameters: [PostgreSQLValue] = [.float8(dx), .float8(dy), .int8(entry), .text(tableName)] + extra
@@ -74,8 +76,8 @@ extension PostGISStore {
         let ranges = anchors ? "min(o.\"AnchorX\") ax0, max(o.\"AnchorX\") ax1, min(o.\"AnchorY\") ay0, max(o.\"AnchorY\") ay1"
             : "NULL::float8 ax0, NULL::float8 ax1, NULL::float8 ay0, NULL::float8 ay1"
         let extent = try connection.query("""
-            SELECT ST_XMin(e.b), ST_XMax(e.b), ST_YMin(e.b), ST_YMax(e.b), e.ax0, e.ax1, e.ay0, e.ay1 FROM (
-              SELECT ST_Extent(o.\(g)) b, \(ranges)
+            SELECT ST_XMin(e.b), ST_XMax(e.b), ST_YMin(e.b), ST_YMax(e.b), e.ax0, e.ax1, e.ay0, e.ay1, e.x0, e.x1 FROM (
+              SELECT ST_Extent(o.\(g)) b, \(ranges), min(o.xmin::text::int8) x0, max(o.xmin::text::int8) x1
               FROM \(relation) o WHERE \(condition.replacingOccurrences(of: "$5", with: "$1"))) e
             """, extra).rows.first ?? []
         // Columns i and i + 1 are a range's ends: both null when there are no coordinates (the
@@ -88,28 +90,83 @@ extension PostGISStore {
             return MoveExactness.restores(lo...hi, by: d)
         }
         let exact = restores(0, by: dx) && restores(2, by: dy) && (!anchors || (restores(4, by: dx) && restores(6, by: dy)))
-        if exact {
-            return try connection.query("""
+        // The one transaction that last wrote every row, when there is one.
+        let before: Int64? = extent.count > 9 && extent[8].integerValue != nil && extent[8].integerValue == extent[9].integerValue
+            ? extent[8].integerValue : nil
+        let rows: Int
+        if exact, before != nil {
+            rows = try connection.query("""
                 WITH moved AS (UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition) RETURNING o.\(key) AS fid)
                 INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before) SELECT $3, $4, fid, NULL FROM moved
                 """, parameters).affectedRows
+        } else {
+            let anchorsBack = anchors ? """
+                 AND (o."AnchorX" + $1) - $1 IS NOT DISTINCT FROM o."AnchorX" AND (o."AnchorY" + $2) - $2 IS NOT DISTINCT FROM o."AnchorY"
+                """ : ""
+            let image = exact ? "NULL" : """
+                CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.\(g), $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.\(g))\(anchorsBack)
+                     THEN NULL ELSE o::text END
+                """
+            rows = try connection.query("""
+                INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before, before_xmin)
+                SELECT $3, $4, o.\(key), \(image), \(before == nil ? "o.xmin::text::int8" : "NULL")
+                FROM \(relation) o WHERE \(condition)
+                """, parameters).affectedRows
+            try connection.query("""
+                UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition)
+                """, parameters)
         }
-        let anchorsBack = anchors ? """
-             AND (o."AnchorX" + $1) - $1 IS NOT DISTINCT FROM o."AnchorX" AND (o."AnchorY" + $2) - $2 IS NOT DISTINCT FROM o."AnchorY"
-            """ : ""
-        let rows = try connection.query("""
-            INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before)
-            SELECT $3, $4, o.\(key), CASE WHEN ST_AsEWKB(ST_Translate(ST_Translate(o.\(g), $1, $2), -$1, -$2)) IS NOT DISTINCT FROM ST_AsEWKB(o.\(g))\(anchorsBack)
-                                      THEN NULL ELSE o::text END
-            FROM \(relation) o WHERE \(condition)
-            """, parameters).affectedRows
+        let created = try writtenXid(relation, key: key, entry: entry, tableName: tableName)
         try connection.query("""
-            UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition)
-            """, parameters)
+            INSERT INTO annolink.journal_moves (entry_id, table_name, dx, dy, annotation, created_xid, written_xid, before_xid)
+            VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+            """, [.int8(entry), .text(tableName), .float8(dx), .float8(dy), .bool(anchors), created.map { .int8($0) } ?? .null,
+                  before.map { .int8($0) } ?? .null,
+            ])
+        // Where the rows went: their extent before, moved (rounded outwards, so that it bounds
+        // every coordinate however ST_Translate rounds).
+        var moved: Envelope?
+        if let x0 = extent[0].doubleValue, let x1 = extent[1].doubleValue, let y0 = extent[2].doubleValue, let y1 = extent[3].doubleValue {
+            moved = Envelope(minX: (x0 + dx).nextDown, minY: (y0 + dy).nextDown, maxX: (x1 + dx).nextUp, maxY: (y1 + dy).nextUp)
+        }
+        try noteWritten(tableName, within: moved)
         return rows
     }
 
-    /// The journal's tables of bulk moves, created by the first move.
+    /// The `xmin` the rows of `tableName` moved by `entry` carry now (one of them read: the rows
+    /// an action writes are written by one transaction), nil when it moved none.
+    private func writtenXid(_ relation: String, key: String, entry: Int64, tableName: String) throws -> Int64? {
+        try connection.query("""
+            SELECT u.xmin::text::int8 FROM \(relation) AS u WHERE u.\(key) =
+              (SELECT fid FROM annolink.journal_move_rows WHERE entry_id = $1 AND table_name = $2 LIMIT 1)
+            """, [.int8(entry), .text(tableName)]).scalar?.integerValue
+    }
+
+    /// Widens the recorded extent of `table` in `annolink.contents` by `box` (a bound of
+    /// geometries an edit wrote; nil: none) where it does not hold it already, and sets
+    /// `last_change` then; so that the recorded extent stays a bound of every feature. An edit
+    /// inside the extent writes nothing here: it takes no lock on the table's `contents` row,
+    /// which every editor of the table would otherwise wait for. Undo and redo write only rows
+    /// as they were before, inside an extent recorded then, and the extent never shrinks; so
+    /// they need not widen it.
+    func noteWritten(_ table: String, within box: Envelope?) throws {
+        guard let box, [box.minX, box.minY, box.maxX, box.maxY].allSatisfy(\.isFinite) else { return }
+        try connection.query("""
+            UPDATE annolink.contents SET last_change = \(PostGISJournal.now), min_x = LEAST(min_x, $2), min_y = LEAST(min_y, $3),
+              max_x = GREATEST(max_x, $4), max_y = GREATEST(max_y, $5)
+            WHERE table_name = $1 AND (min_x IS NULL OR min_y IS NULL OR max_x IS NULL OR max_y IS NULL
+              OR min_x > $2 OR min_y > $3 OR max_x < $4 OR max_y < $5)
+            """, [.text(table), .float8(box.minX), .float8(box.minY), .float8(box.maxX), .float8(box.maxY)])
+    }
+
+    /// Notes that an undo or redo of the single edit `entry` wrote its rows in transaction `xid`.
+    func noteApplied(_ action: JournalError.Action, entry: Int64, xid: Int64) throws {
+        let column = action == .undo ? "undo_xids" : "redo_xids"
+        try connection.query("UPDATE annolink.journal SET \(column) = array_append(\(column), $1) WHERE id = $2", [.int8(xid), .int8(entry)])
+    }
+
+    /// The journal's tables of bulk moves, created by the first move (`PostGISJournal.xidDDL`
+    /// adds the transaction ids).
     static let movesDDL = """
         CREATE TABLE IF NOT EXISTS annolink.journal_moves (
           entry_id bigint NOT NULL REFERENCES annolink.journal (id) ON DELETE CASCADE,
@@ -127,29 +184,32 @@ extension PostGISStore {
         """
 
     /// Undoes (moves back by the vector, writing the kept before-images) or redoes a bulk move
-    /// entry, inside the caller's transaction. Refuses when a later entry that is in effect
-    /// wrote one of its rows.
+    /// entry, inside the caller's transaction.
+    ///
+    /// Refuses, changing nothing, when a moved row was written since the entry's latest move,
+    /// undo or redo: by its `xmin`. Every row the entry wrote carries that transaction's id
+    /// (`journal_moves.written_xid`) until something writes it again. A row that carries another
+    /// was rewritten — by a program outside annolink, or by the journal itself putting it back
+    /// as it was: the undo of a later edit that had read it as this entry left it (undo), or the
+    /// redo of an earlier edit that this entry had read it from (redo); those are recognised by
+    /// the `xmin`s the journal keeps (`PostGISJournal.xidDDL`), anything else refuses. Entries
+    /// recorded before the journal kept them (`written_xid` NULL) are not checked.
     func moveBack(entry: Int64, action: JournalError.Action) throws {
-        // A later entry in effect that wrote one of the moved rows: a single edit or a move.
-        let later = try connection.query("""
-            SELECT m.table_name, m.fid, j.id, j."user" FROM annolink.journal_move_rows m
-            JOIN annolink.journal_rows r ON r.table_name = m.table_name AND r.fid = m.fid
-            JOIN annolink.journal j ON j.id = r.entry_id
-            WHERE m.entry_id = $1 AND j.id > $1 AND j.state = 'done'
-            UNION ALL
-            SELECT m.table_name, m.fid, j.id, j."user" FROM annolink.journal_move_rows m
-            JOIN annolink.journal_move_rows n ON n.table_name = m.table_name AND n.fid = m.fid AND n.entry_id > m.entry_id
-            JOIN annolink.journal j ON j.id = n.entry_id
-            WHERE m.entry_id = $1 AND j.state = 'done'
-            ORDER BY 3 LIMIT 1
-            """, [.int8(entry)]).rows.first
-        if let later {
-            throw JournalError.conflict(
-                action: action, entry: entry, table: later[0].textValue ?? "", fid: later[1].integerValue,
-                reason: "was changed by edit #\(later[2].integerValue ?? 0)\(later[3].textValue.map { " of \($0)" } ?? "") after edit #\(entry)")
+        let moves = try connection.query("""
+            SELECT table_name, dx, dy, annotation, written_xid, before_xid FROM annolink.journal_moves WHERE entry_id = $1 ORDER BY table_name
+            """, [.int8(entry)]).rows
+        // Every table first, so that a refusal changes nothing.
+        for move in moves {
+            guard let written = move[4].integerValue else { continue }
+            let table = try featureTable(move[0].textValue ?? "")
+            if let (fid, gone) = try rowWrittenSince(table, entry: entry, action: action, written: written, before: move[5].integerValue) {
+                throw JournalError.conflict(action: action, entry: entry, table: table.name, fid: fid,
+                                            reason: "\(gone ? "was deleted" : "was changed") after edit #\(entry), outside the journal")
+            }
         }
         let sign = action == .undo ? -1.0 : 1.0
-        for move in try connection.query("SELECT table_name, dx, dy, annotation FROM annolink.journal_moves WHERE entry_id = $1", [.int8(entry)]).rows {
+        var xid: Int64?
+        for move in moves {
             let table = try featureTable(move[0].textValue ?? "")
             let dx = sign * (move[1].doubleValue ?? 0), dy = sign * (move[2].doubleValue ?? 0)
             let pk = quoteIdentifier(table.primaryKey), g = quoteIdentifier(table.geometryColumn)
@@ -165,13 +225,59 @@ extension PostGISStore {
             try connection.query("INSERT INTO \(qualified(table)) SELECT ((k.before)::\(qualified(table))).* FROM (\(kept)) k",
                                  [.int8(entry), .text(table.name)])
             if action == .redo {
-                let anchorsAgain = move[3].boolValue == true ? ", \"AnchorX\" = u.\"AnchorX\" + $1, \"AnchorY\" = u.\"AnchorY\" + $2" : ""
                 try connection.query("""
-                    UPDATE \(qualified(table)) AS u SET \(g) = ST_Translate(u.\(g), $1, $2)\(anchorsAgain)
+                    UPDATE \(qualified(table)) AS u SET \(g) = ST_Translate(u.\(g), $1, $2)\(anchors)
                     FROM annolink.journal_move_rows m WHERE m.entry_id = $3 AND m.table_name = $4 AND m.fid = u.\(pk) AND m.before IS NOT NULL
                     """, [.float8(dx), .float8(dy), .int8(entry), .text(table.name)])
             }
+            let now = try writtenXid(qualified(table), key: pk, entry: entry, tableName: table.name)
+            try connection.query("UPDATE annolink.journal_moves SET written_xid = $1 WHERE entry_id = $2 AND table_name = $3",
+                                 [now.map { .int8($0) } ?? .null, .int8(entry), .text(table.name)])
+            xid = xid ?? now
         }
+        if let xid { try noteApplied(action, entry: entry, xid: xid) }
+    }
+
+    /// The first row the bulk move `entry` moved in `table` (by fid) that was written since the
+    /// entry's latest action (`written`, the `xmin` that action gave its rows) other than by the
+    /// journal putting it back as that action left it; with whether it is gone. `before`: the
+    /// one `xmin` the rows carried before the move (nil: each row's is in `before_xmin`).
+    private func rowWrittenSince(_ table: FeatureTable, entry: Int64, action: JournalError.Action, written: Int64,
+                                 before: Int64?) throws -> (fid: Int64, gone: Bool)? {
+        let pk = quoteIdentifier(table.primaryKey)
+        let x = "u.xmin::text::int8"
+        // Undo: the rows must be as the move (or its latest redo) left them — the xmins in `a`.
+        // The undo of a later edit (all later ones are undone) that had read a row with one of
+        // those put it back so. Redo: the rows must be as the undo left them, which is as this
+        // move found them: the redo of an earlier edit whose result this move had read put a
+        // row back so.
+        let excused = action == .undo ? """
+            AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_rows r ON r.entry_id = j.id
+              WHERE j.id > $1 AND j.state = 'undone' AND \(x) = ANY(j.undo_xids) AND r.table_name = $2 AND r.fid = m.fid
+                AND r.before_xmin = ANY(a.xids))
+            AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_moves v ON v.entry_id = j.id
+              JOIN annolink.journal_move_rows n ON n.entry_id = j.id AND n.table_name = v.table_name AND n.fid = m.fid
+              WHERE j.id > $1 AND j.state = 'undone' AND v.table_name = $2 AND \(x) = v.written_xid
+                AND coalesce(n.before_xmin, v.before_xid) = ANY(a.xids))
+            """ : """
+            AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_rows r ON r.entry_id = j.id
+              WHERE j.id < $1 AND j.state = 'done' AND \(x) = ANY(j.redo_xids) AND r.table_name = $2 AND r.fid = m.fid
+                AND (coalesce(m.before_xmin, $4) = r.after_xmin OR coalesce(m.before_xmin, $4) = ANY(j.redo_xids)))
+            AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_moves v ON v.entry_id = j.id
+              JOIN annolink.journal_move_rows n ON n.entry_id = j.id AND n.table_name = v.table_name AND n.fid = m.fid
+              WHERE j.id < $1 AND j.state = 'done' AND v.table_name = $2 AND \(x) = v.written_xid
+                AND (coalesce(m.before_xmin, $4) = v.created_xid OR coalesce(m.before_xmin, $4) = ANY(j.redo_xids)))
+            """
+        let row = try connection.query("""
+            WITH a AS (SELECT array_append(j0.redo_xids, v0.created_xid) AS xids FROM annolink.journal j0
+                       JOIN annolink.journal_moves v0 ON v0.entry_id = j0.id WHERE j0.id = $1 AND v0.table_name = $2)
+            SELECT m.fid, u.\(pk) IS NULL FROM a, annolink.journal_move_rows m LEFT JOIN \(qualified(table)) AS u ON u.\(pk) = m.fid
+            WHERE m.entry_id = $1 AND m.table_name = $2 AND (u.\(pk) IS NULL OR \(x) <> $3)
+            \(excused)
+            ORDER BY m.fid LIMIT 1
+            """, [.int8(entry), .text(table.name), .int8(written)] + (action == .redo ? [before.map { .int8($0) } ?? .null] : [])).rows.first
+        guard let row, let fid = row[0].integerValue else { return nil }
+        return (fid, row[1].boolValue == true)
     }
 
     /// Fills the temporary table `annolink_selection` (dropped at commit) with the fids
@@ -209,7 +315,8 @@ extension PostGISStore {
     }
 
     public func featureIDs(_ table: FeatureTable, selection: FeatureSelection) throws -> [Int64] {
-        try connection.inTransaction {
+        try flush(table.name)
+        return try connection.inTransaction {
             _ = try select(selection, of: table)
             return try connection.query("SELECT fid FROM annolink_selection ORDER BY fid").rows.compactMap { $0[0].integerValue }
         }

@@ -14,27 +14,49 @@ final class EditRecording {
     struct Image {
         var before: String?
         var after: String?
+        /// The row's `xmin` (the transaction that last wrote it) when the edit first read it;
+        /// nil when it did not exist. An undo of an earlier bulk move reads it (`moveBack`).
+        var beforeXmin: Int64?
+        /// The row's `xmin` after the edit's last write of it (nil: deleted).
+        var afterXmin: Int64?
     }
 
     private(set) var images: [Key: Image] = [:]
     private(set) var order: [Key] = []
+    /// Per table, the envelope of the geometries the edit wrote (a bound of them), by which
+    /// `annolink.contents` is widened when the edit is recorded.
+    private(set) var written: [String: Envelope] = [:]
+    /// Annotation rows the edit updated (the row) or deleted (nil) whose write is held back, by
+    /// table and fid, to be written a batch at a time (`PostGISStore.flush`).
+    var pending: [String: [Int64: AnnotationRow?]] = [:]
+    /// The feature ids those rows belong to, by table: a read of a feature's rows writes them first.
+    var pendingFeatureIDs: [String: Set<Int64>] = [:]
+    /// The feature id of each annotation row the edit read, so that a held-back delete knows it.
+    var featureIDs: [Key: Int64] = [:]
 
     func has(_ key: Key) -> Bool { images[key] != nil }
 
     /// Notes the row as it was, the first time the edit sees it.
-    func before(_ key: Key, _ text: String?) {
+    func before(_ key: Key, _ text: String?, xmin: Int64?) {
         guard images[key] == nil else { return }
-        images[key] = Image(before: text, after: text)
+        images[key] = Image(before: text, after: text, beforeXmin: text == nil ? nil : xmin)
         order.append(key)
     }
 
-    /// Notes the row as the edit left it.
-    func after(_ key: Key, _ text: String?) {
+    /// Notes that the edit wrote a geometry of `table` within `box` (nil: none, or empty).
+    func wrote(_ table: String, within box: Envelope?) {
+        guard let box else { return }
+        written[table] = written[table].map { $0.union(box) } ?? box
+    }
+
+    /// Notes the row as the edit left it, and its `xmin` then.
+    func after(_ key: Key, _ text: String?, xmin: Int64?) {
         if images[key] == nil {
             order.append(key)
-            images[key] = Image(before: nil, after: text)
+            images[key] = Image(before: nil, after: text, afterXmin: xmin)
         } else {
             images[key]!.after = text
+            images[key]!.afterXmin = text == nil ? nil : xmin
         }
     }
 
@@ -48,26 +70,43 @@ extension PostGISStore {
     /// Inside an edit, makes sure the row's image before the edit is taken, locking it.
     func lockAndRecord(_ table: FeatureTable, fid: Int64) throws {
         guard let recording, !recording.has(.init(table: table.name, fid: fid)) else { return }
-        let text = try connection.query(
-            "SELECT u::text FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE", [.int8(fid)]
-        ).scalar?.textValue
-        recording.before(.init(table: table.name, fid: fid), text)
+        let row = try connection.query(
+            "SELECT u::text, \(Self.xmin) FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1 FOR UPDATE", [.int8(fid)]
+        ).rows.first
+        recording.before(.init(table: table.name, fid: fid), row?[0].textValue, xmin: row?[1].integerValue)
+    }
+
+    /// The row's `xmin` (the transaction that last wrote it) as a number, for a query on `u`.
+    static let xmin = "u.xmin::text::int8"
+
+    /// The envelope of a geometry column of `u`, four columns (NULL for a NULL or empty geometry).
+    static func envelopeColumns(_ column: String) -> String {
+        let g = "u." + quoteIdentifier(column)
+        return "ST_XMin(\(g)), ST_YMin(\(g)), ST_XMax(\(g)), ST_YMax(\(g))"
+    }
+
+    /// The envelope in four result values from `at` on (`envelopeColumns`), nil when NULL.
+    static func envelope(_ row: [PostgreSQLValue], at i: Int) -> Envelope? {
+        guard row.count >= i + 4, let x0 = row[i].doubleValue, let y0 = row[i + 1].doubleValue, let x1 = row[i + 2].doubleValue,
+              let y1 = row[i + 3].doubleValue else { return nil }
+        return Envelope(minX: x0, minY: y0, maxX: x1, maxY: y1)
     }
 
     /// Inside an edit, locks the rows `fids` of `table` (`FOR UPDATE`) in one statement, in fid
     /// order, and takes their images before the edit; the rows already taken are left as they are.
     public func lockFeatures(_ table: FeatureTable, fids: [Int64]) throws {
+        try flush(table.name)
         guard let recording else { return }
         let wanted = Array(Set(fids.filter { !recording.has(.init(table: table.name, fid: $0)) })).sorted()
         guard !wanted.isEmpty else { return }
         let pk = quoteIdentifier(table.primaryKey)
         let rows = try connection.query(
-            "SELECT u.\(pk), u::text FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
+            "SELECT u.\(pk), u::text, \(Self.xmin) FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
             [.text("{" + wanted.map(String.init).joined(separator: ",") + "}")]
         ).rows
         for row in rows {
             guard let fid = row[0].integerValue else { continue }
-            recording.before(.init(table: table.name, fid: fid), row[1].textValue)
+            recording.before(.init(table: table.name, fid: fid), row[1].textValue, xmin: row[2].integerValue)
         }
     }
 
@@ -76,6 +115,7 @@ extension PostGISStore {
     /// is computed from. Inside an edit the row is locked first (`FOR UPDATE`, its image taken)
     /// and the text is the row as the edit has left it so far.
     public func rowText(_ table: FeatureTable, fid: Int64) throws -> String? {
+        try flush(table.name)
         try lockAndRecord(table, fid: fid)
         return try connection.query(
             "SELECT u::text FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]
@@ -83,7 +123,8 @@ extension PostGISStore {
     }
 
     public func rowCount(_ table: FeatureTable, matching condition: SQLCondition?) throws -> Int64 {
-        try connection.query("SELECT count(*) FROM \(qualified(table)) AS u" + (condition.map { " WHERE \($0.sql)" } ?? "")).scalar?.integerValue ?? 0
+        try flush(table.name)
+        return try connection.query("SELECT count(*) FROM \(qualified(table)) AS u" + (condition.map { " WHERE \($0.sql)" } ?? "")).scalar?.integerValue ?? 0
     }
 
     public func recordedExtent(of table: FeatureTable) throws -> Envelope? {
@@ -92,6 +133,7 @@ extension PostGISStore {
 
     /// Through the GiST index: `&&` on `ST_MakeEnvelope` in the column's SRID.
     public func fids(of table: FeatureTable, meeting box: Envelope) throws -> [Int64] {
+        try flush(table.name)
         let pk = quoteIdentifier(table.primaryKey)
         let sql = "SELECT u.\(pk) FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.geometryColumn)) && "
             + "ST_MakeEnvelope($1, $2, $3, $4, \(try srid(of: table))) ORDER BY u.\(pk)"
@@ -118,18 +160,20 @@ extension PostGISStore {
 
     /// Inside an edit the row is locked (`FOR UPDATE`) and its image taken in the same read.
     public func feature(_ table: FeatureTable, fid: Int64) throws -> Feature {
+        try flush(table.name)
         let attributes = table.attributeColumns
         var sql = "SELECT \(selectList(table, attributes))"
-        if recording != nil { sql += ", u::text" }
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = $1"
         if recording != nil { sql += " FOR UPDATE" }
         guard let row = try connection.query(sql, [.int8(fid)]).rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        if let recording { recording.before(.init(table: table.name, fid: fid), row.last?.textValue) }
+        if let recording { recording.before(.init(table: table.name, fid: fid), row[row.count - 2].textValue, xmin: row.last?.integerValue) }
         return try feature(from: row, table, attributes)
     }
 
     public func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?,
                                _ body: (Feature) throws -> Void) throws {
+        try flush(table.name)
         let attributes = attributeColumns(table, fields: fields)
         let pk = quoteIdentifier(table.primaryKey)
         // A page at a time by key, so that memory stays flat and no cursor stays open over writes.
@@ -146,6 +190,7 @@ extension PostGISStore {
     }
 
     public func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64 {
+        try flush(table.name)
         var columns = [table.geometryColumn], values = [try parameter(geometry, for: table)]
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
             guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
@@ -158,14 +203,17 @@ extension PostGISStore {
         }
         let row = try connection.query("""
             INSERT INTO \(qualified(table)) AS u (\(columns.map(quoteIdentifier).joined(separator: ", ")))
-            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.\(quoteIdentifier(table.primaryKey)), u::text
+            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
+            RETURNING u.\(quoteIdentifier(table.primaryKey)), u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, values).rows.first
-        guard let made = row?[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
-        recording?.after(.init(table: table.name, fid: made), row?[1].textValue)
+        guard let row, let made = row[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
+        recording?.after(.init(table: table.name, fid: made), row[1].textValue, xmin: row[2].integerValue)
+        recording?.wrote(table.name, within: Self.envelope(row, at: 3))
         return made
     }
 
     public func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry?, attributes: [String: SQLValue]) throws {
+        try flush(table.name)
         var assignments: [String] = [], values: [PostgreSQLValue] = []
         if let geometry {
             values.append(try parameter(geometry, for: table))
@@ -181,23 +229,72 @@ extension PostGISStore {
         values.append(.int8(fid))
         let rows = try connection.query("""
             UPDATE \(qualified(table)) AS u SET \(assignments.joined(separator: ", "))
-            WHERE u.\(quoteIdentifier(table.primaryKey)) = $\(values.count) RETURNING u::text
+            WHERE u.\(quoteIdentifier(table.primaryKey)) = $\(values.count) RETURNING u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, values).rows
         guard let row = rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        recording?.after(.init(table: table.name, fid: fid), row[0].textValue)
+        recording?.after(.init(table: table.name, fid: fid), row[0].textValue, xmin: row[1].integerValue)
+        if geometry != nil { recording?.wrote(table.name, within: Self.envelope(row, at: 2)) }
     }
 
     public func deleteFeature(_ table: FeatureTable, fid: Int64) throws {
+        try flush(table.name)
         try lockAndRecord(table, fid: fid)
         let deleted = try connection.query(
             "DELETE FROM \(qualified(table)) WHERE \(quoteIdentifier(table.primaryKey)) = $1", [.int8(fid)]).affectedRows
         guard deleted == 1 else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        recording?.after(.init(table: table.name, fid: fid), nil)
+        recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
     }
 
-    /// The extent in `annolink.contents` is not kept by edits: recomputing it scans the table
-    /// (`ST_Extent`), which one edit must not cost. `annolink copy` writes it; PostGIS answers
-    /// a table's extent itself (`ST_EstimatedExtent`).
+    /// One `UPDATE … WHERE fid = ANY(…) RETURNING` for all of them, the rows locked and their
+    /// images taken before (`lockFeatures`: one statement, in fid order) and after (the
+    /// returned rows).
+    public func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws {
+        try flush(table.name)
+        var assignments: [String] = [], values: [PostgreSQLValue] = []
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
+            values.append(Self.parameter(value, for: column))
+            assignments.append("\(quoteIdentifier(column.name)) = $\(values.count)")
+        }
+        guard !assignments.isEmpty, !fids.isEmpty else { return }
+        try lockFeatures(table, fids: fids)
+        let pk = quoteIdentifier(table.primaryKey)
+        values.append(.text(Self.array(fids)))
+        let rows = try connection.query("""
+            UPDATE \(qualified(table)) AS u SET \(assignments.joined(separator: ", "))
+            WHERE u.\(pk) = ANY($\(values.count)::text::int8[]) RETURNING u.\(pk), u::text, \(Self.xmin)
+            """, values).rows
+        for row in rows {
+            guard let fid = row[0].integerValue else { continue }
+            recording?.after(.init(table: table.name, fid: fid), row[1].textValue, xmin: row[2].integerValue)
+        }
+    }
+
+    /// One `DELETE … WHERE fid = ANY(…) RETURNING` for all of them, the rows locked and their
+    /// images taken before (`lockFeatures`).
+    public func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
+        try flush(table.name)
+        guard !fids.isEmpty else { return [:] }
+        try lockFeatures(table, fids: fids)
+        let attributes = table.attributeColumns
+        let rows = try connection.query("""
+            DELETE FROM \(qualified(table)) AS u WHERE u.\(quoteIdentifier(table.primaryKey)) = ANY($1::text::int8[])
+            RETURNING \(selectList(table, attributes))
+            """, [.text(Self.array(fids))]).rows
+        var deleted: [Int64: Feature] = [:]
+        for row in rows {
+            let feature = try feature(from: row, table, attributes)
+            recording?.after(.init(table: table.name, fid: feature.fid), nil, xmin: nil)
+            deleted[feature.fid] = feature
+        }
+        return deleted
+    }
+
+    /// Nothing to do here: the extent in `annolink.contents` is widened as the geometries are
+    /// written — every write returns its geometry's envelope, and the edit's entry widens the
+    /// recorded extent by them (`PostGISJournal.recordEdit`); a bulk move widens it by the moved
+    /// rows' extent moved. Recomputing it would scan the table (`ST_Extent`), which one edit must
+    /// not cost; so the extent stays a bound of every feature, not a tight one (docs/postgis.md).
     public func refreshExtent(of table: FeatureTable) throws {}
 
     // MARK: Annotation rows
@@ -229,24 +326,32 @@ extension PostGISStore {
 
     /// Inside an edit the rows are locked and their images taken.
     public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
+        if recording?.pendingFeatureIDs[table.name]?.contains(featureID) == true { try flush(table.name) }
         var sql = "SELECT \(annotationSelectList)"
-        if recording != nil { sql += ", u::text" }
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = $1 ORDER BY u.fid"
         if recording != nil { sql += " FOR UPDATE" }
         return try connection.query(sql, [.int8(featureID)]).rows.map { r in
             let row = try annotationRow(from: r, table: table, footprintProblem: nil)
-            if let recording, let fid = row.fid { recording.before(.init(table: table.name, fid: fid), r.last?.textValue) }
+            if let recording, let fid = row.fid {
+                recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
+                recording.featureIDs[.init(table: table.name, fid: fid)] = featureID
+            }
             return row
         }
     }
 
     public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
+        if recording?.pending[table.name]?[fid] != nil { try flush(table.name) }
         var sql = "SELECT \(annotationSelectList)"
-        if recording != nil { sql += ", u::text" }
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.fid = $1"
         if recording != nil { sql += " FOR UPDATE" }
         guard let r = try connection.query(sql, [.int8(fid)]).rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-        if let recording { recording.before(.init(table: table.name, fid: fid), r.last?.textValue) }
+        if let recording {
+            recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
+            if let featureID = r[2].integerValue { recording.featureIDs[.init(table: table.name, fid: fid)] = featureID }
+        }
         return try annotationRow(from: r, table: table, footprintProblem: footprintProblem)
     }
 
@@ -264,27 +369,117 @@ extension PostGISStore {
         let columns = Self.annotationColumns.dropFirst()
         let r = try connection.query("""
             INSERT INTO \(qualified(table)) AS u (\(columns.map(quoteIdentifier).joined(separator: ", ")))
-            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.fid, u::text
+            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.fid, u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, try annotationValues(row, table: table)).rows.first
-        guard let fid = r?[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
-        recording?.after(.init(table: table.name, fid: fid), r?[1].textValue)
+        guard let r, let fid = r[0].integerValue else { throw StoreError.invalidData("the insert into \(table.name) returned no fid") }
+        recording?.after(.init(table: table.name, fid: fid), r[1].textValue, xmin: r[2].integerValue)
+        recording?.wrote(table.name, within: Self.envelope(r, at: 3))
         return fid
     }
 
+    /// Inside an edit the row is locked and its image taken now, and the write held back to be
+    /// written with others (`flush`); outside one, written at once.
     public func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws {
         guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
         try lockAndRecord(table, fid: fid)
+        if let recording, let featureID = row.featureID, recording.featureIDs[.init(table: table.name, fid: fid)] == featureID {
+            recording.pending[table.name, default: [:]][fid] = .some(row)
+            recording.pendingFeatureIDs[table.name, default: []].insert(featureID)
+            if recording.pending[table.name]!.count >= Self.annotationBatch { try flush(table.name) }
+            return
+        }
+        try flush(table.name)
         let columns = Array(Self.annotationColumns.dropFirst())
         let r = try connection.query("""
             UPDATE \(qualified(table)) AS u SET \(columns.enumerated().map { "\(quoteIdentifier($1)) = $\($0 + 1)" }.joined(separator: ", "))
-            WHERE u.fid = $\(columns.count + 1) RETURNING u::text
+            WHERE u.fid = $\(columns.count + 1) RETURNING u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
             """, try annotationValues(row, table: table) + [.int8(fid)]).rows.first
-        recording?.after(.init(table: table.name, fid: fid), r?[0].textValue)
+        recording?.after(.init(table: table.name, fid: fid), r?[0].textValue, xmin: r?[1].integerValue)
+        if let r { recording?.wrote(table.name, within: Self.envelope(r, at: 2)) }
     }
 
+    /// Inside an edit, held back as `updateAnnotation` is.
     public func deleteAnnotation(fid: Int64, from table: FeatureTable) throws {
         try lockAndRecord(table, fid: fid)
+        if let recording, let featureID = recording.featureIDs[.init(table: table.name, fid: fid)] {
+            recording.pending[table.name, default: [:]][fid] = .some(nil)
+            recording.pendingFeatureIDs[table.name, default: []].insert(featureID)
+            if recording.pending[table.name]!.count >= Self.annotationBatch { try flush(table.name) }
+            return
+        }
+        try flush(table.name)
         try connection.query("DELETE FROM \(qualified(table)) WHERE fid = $1", [.int8(fid)])
-        recording?.after(.init(table: table.name, fid: fid), nil)
+        recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
+    }
+}
+
+extension PostGISStore {
+    /// Annotation rows written per statement by `flush`.
+    static let annotationBatch = 256
+
+    /// Writes the annotation rows of `table` the edit holds back: the deleted ones with one
+    /// `DELETE … WHERE fid = ANY`, the updated ones with one `UPDATE … FROM (VALUES …)` per
+    /// `annotationBatch` rows, returning their images, `xmin`s and envelopes for the journal.
+    /// Every read of the table that could see them writes them first (a read of a feature's
+    /// labels only when they are among them), and so does the end of the edit.
+    func flush(_ table: String) throws {
+        guard let recording, let held = recording.pending.removeValue(forKey: table), !held.isEmpty else { return }
+        recording.pendingFeatureIDs[table] = nil
+        let target = try featureTable(table)
+        let deleted = held.compactMap { $0.value == nil ? $0.key : nil }.sorted()
+        if !deleted.isEmpty {
+            try connection.query("DELETE FROM \(qualified(target)) WHERE fid = ANY($1::text::int8[])", [.text(Self.array(deleted))])
+            for fid in deleted { recording.after(.init(table: table, fid: fid), nil, xmin: nil) }
+        }
+        let updated = held.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.0 < $1.0 }
+        let columns = Array(Self.annotationColumns.dropFirst())
+        var start = 0
+        while start < updated.count {
+            let batch = updated[start..<min(start + Self.annotationBatch, updated.count)]
+            start += batch.count
+            var values: [[PostgreSQLValue]] = []
+            for (fid, row) in batch { values.append([.int8(fid)] + (try annotationValues(row, table: target))) }
+            // Each placeholder cast to its column's type, so that a column NULL in every row of
+            // the batch is not read as text.
+            let types = (0...columns.count).map { j -> String in
+                if j == 1 { return "geometry" }
+                for row in values {
+                    switch row[j] {
+                    case .int8, .int4, .int2: return "int8"
+                    case .float8, .float4: return "float8"
+                    case .text: return "text"
+                    case .bool: return "boolean"
+                    case .bytea: return "bytea"
+                    default: continue
+                    }
+                }
+                let column = j == 0 ? nil : target.column(columns[j - 1])
+                switch column?.affinity {
+                case .integer?: return "int8"
+                case .real?: return "float8"
+                default: return "text"
+                }
+            }
+            let tuples = values.indices.map { i in
+                "(" + types.indices.map { j in "$\(i * types.count + j + 1)::\(types[j])" }.joined(separator: ", ") + ")"
+            }
+            let names = ["fid"] + columns.indices.map { "c\($0)" }
+            let rows = try connection.query("""
+                UPDATE \(qualified(target)) AS u SET \(columns.enumerated().map { "\(quoteIdentifier($1)) = v.c\($0)" }.joined(separator: ", "))
+                FROM (VALUES \(tuples.joined(separator: ", "))) AS v(\(names.joined(separator: ", ")))
+                WHERE u.fid = v.fid RETURNING u.fid, u::text, \(Self.xmin), \(Self.envelopeColumns(target.geometryColumn))
+                """, values.flatMap { $0 }).rows
+            for r in rows {
+                guard let fid = r[0].integerValue else { continue }
+                recording.after(.init(table: table, fid: fid), r[1].textValue, xmin: r[2].integerValue)
+                recording.wrote(table, within: Self.envelope(r, at: 3))
+            }
+        }
+    }
+
+    /// Writes every annotation row the edit holds back (`flush`).
+    func flushAll() throws {
+        guard let recording else { return }
+        for table in recording.pending.keys.sorted() { try flush(table) }
     }
 }

@@ -54,6 +54,7 @@ extension PostGISStore {
     ///   `PostgreSQLError` (a statement timeout is SQLSTATE 57014); `StoreError.corruptGeometry`.
     public func servedRows(_ table: FeatureTable, filter: ServedFilter, columns: [String], geometry: Bool,
                            order: [(column: String, descending: Bool)], offset: Int, limit: Int?) throws -> [ServedRow] {
+        try flush(table.name)
         var parameters: [PostgreSQLValue] = []
         var list = ["u." + quoteIdentifier(table.primaryKey)]
         if geometry { list.append("u." + quoteIdentifier(table.geometryColumn)) }
@@ -81,6 +82,7 @@ extension PostGISStore {
 
     /// How many rows of `table` `filter` selects.
     public func servedCount(_ table: FeatureTable, filter: ServedFilter) throws -> Int {
+        try flush(table.name)
         var parameters: [PostgreSQLValue] = []
         let sql = "SELECT count(*) FROM \(qualified(table)) AS u" + (try whereClause(table, filter, &parameters))
         return Int(try query(sql, parameters, filter).scalar?.integerValue ?? 0)

@@ -117,7 +117,8 @@ public final class PostGISStore: FeatureStore {
     }
 
     public func feature(_ table: FeatureTable, fid: Int64, meets condition: SQLCondition) throws -> Bool {
-        try connection.query(
+        try flush(table.name)
+        return try connection.query(
             "SELECT count(*) FROM \(qualified(table)) WHERE \(quoteIdentifier(table.primaryKey)) = $1 AND \(condition.sql)",
             [.int8(fid)]).scalar?.integerValue == 1
     }

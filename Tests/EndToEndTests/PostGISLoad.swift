@@ -32,6 +32,7 @@ enum PostGISLoad {
                     SELECT setval(pg_get_serial_sequence('\(PostGISLayout.qualified(table.name))', '\(table.primaryKey)'),
                                   greatest(1, (SELECT coalesce(max(\(quoteIdentifier(table.primaryKey))), 0) FROM \(PostGISLayout.qualified(table.name)))))
                     """)
+                try PostGISLayout.refreshContents(table: table.name, geometryColumn: table.geometryColumn, on: connection)
                 if annotationTables.contains(name) { try PostGISLayout.registerAnnotationTable(table.name, on: connection) }
             }
             for c in try package.annotationClasses() {

@@ -260,6 +260,142 @@ struct StoreEditTests {
         #expect(try data.snapshot() == moved)
     }
 
+    @Test("undo of a bulk move refuses, naming table and fid, changing nothing, after another program wrote a moved line or label",
+          arguments: EditedStore.allCases)
+    func translateUndoSeesOutsideWrites(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        // PostGIS notices a write of any column (by the row's xmin); a GeoPackage's move digests
+        // cover the columns the move wrote (geometry, anchor), so its lines are written there.
+        let lineWrite = store == .postGIS ? "\"LEFT_FID\" = 4242" : "\"LEFT_FID\" = 4242, \"geom\" = \"geom\" || X'00'"
+        // A whole vector (the move keeps no row image) and one that is not (some rows keep theirs).
+        for (vector, line) in [("10,20", "FID <= \(limit)"), ("10.1,-20.3", "FID > \(limit)")] {
+            let moved = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", line, "--by", vector)
+            #expect(moved.status == 0, "\(moved.stderr)")
+            let fid = try data.query("SELECT max(\"fid\") FROM \"ParcelLines_1\" WHERE \(line.replacingOccurrences(of: "FID", with: "\"fid\""))")
+            try data.writeBehindAnnolink("UPDATE \"ParcelLines_1\" SET \(lineWrite) WHERE \"fid\" = \(fid)")
+            let snapshot = try data.snapshot()
+            let undo = try Harness.annolink("undo", data.target)
+            #expect(undo.status != 0)
+            // A GeoPackage names the block of rows its digest covers.
+            #expect(undo.stderr.contains(store == .postGIS ? "undo refused: ParcelLines_1 fid \(fid) " : "undo refused: ParcelLines_1 "), "\(undo.stderr)")
+            #expect(try data.snapshot() == snapshot)
+        }
+        // A label of a moved line, written by another program after the move: its anchor, and on
+        // PostGIS its text.
+        for labelWrite in store == .postGIS ? ["\"AnchorX\" = \"AnchorX\" + 1", "\"TextString\" = 'hand-edited'"] : ["\"AnchorX\" = \"AnchorX\" + 1"] {
+            let third = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID < \(limit)", "--by", "-10,-20")
+            #expect(third.status == 0, "\(third.stderr)")
+            let label = try data.query("SELECT min(\"fid\") FROM \"ParcelLinesAnno_1\" WHERE \"FeatureID\" < \(limit)")
+            try data.writeBehindAnnolink("UPDATE \"ParcelLinesAnno_1\" SET \(labelWrite) WHERE \"fid\" = \(label)")
+            let snapshot = try data.snapshot()
+            let undo = try Harness.annolink("undo", data.target)
+            #expect(undo.status != 0)
+            #expect(undo.stderr.contains(store == .postGIS ? "undo refused: ParcelLinesAnno_1 fid \(label) " : "undo refused: ParcelLinesAnno_1 "),
+                    "\(undo.stderr)")
+            #expect(try data.snapshot() == snapshot)
+        }
+        // Another program writes a moved line, then annolink edits it and that edit is undone: the
+        // line is back as the other program left it, not as the move did, and the move's undo
+        // still refuses (PostGIS; a GeoPackage's digests cover the moved columns only).
+        guard store == .postGIS else { return }
+        let fourth = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID < \(limit)", "--by", "1,1")
+        #expect(fourth.status == 0, "\(fourth.stderr)")
+        let line = try data.query("SELECT min(\"fid\") FROM \"ParcelLines_1\"")
+        try data.writeBehindAnnolink("UPDATE \"ParcelLines_1\" SET \"LEFT_FID\" = 4243 WHERE \"fid\" = \(line)")
+        #expect(try Harness.annolink("set", data.target, "ParcelLines_1", line, "LEFT_FID=7").status == 0)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        let snapshot = try data.snapshot()
+        let undo = try Harness.annolink("undo", data.target)
+        #expect(undo.status != 0)
+        #expect(undo.stderr.contains("undo refused: ParcelLines_1 fid \(line) "), "\(undo.stderr)")
+        #expect(try data.snapshot() == snapshot)
+    }
+
+    @Test("overlapping bulk moves and a set in between: undone and redone in turn, every row exact, nothing refused", arguments: EditedStore.allCases)
+    func overlappingMovesUndoRedo(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let pristine = try data.snapshot()
+        let ten = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 10")
+        let twenty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let thirty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 30")
+        var states = [pristine]
+        let edits = [
+            ["translate", "--where", "FID <= \(twenty)", "--by", "10,20"], ["translate", "--where", "FID >= \(ten) AND FID <= \(thirty)", "--by", "-0.5,4"],
+            ["set", twenty, "LEFT_FID=4242"], ["translate", "--where", "FID <= \(thirty)", "--by", "2,2"],
+        ]
+        for arguments in edits {
+            let result = try Harness.annolink([arguments[0], data.target, "ParcelLines_1"] + arguments.dropFirst())
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            states.append(try data.snapshot())
+        }
+        for state in states.dropLast().reversed() {
+            let undo = try Harness.annolink("undo", data.target)
+            #expect(undo.status == 0, "\(undo.stderr)")
+            #expect(try data.snapshot() == state)
+        }
+        for state in states.dropFirst() {
+            let redo = try Harness.annolink("redo", data.target)
+            #expect(redo.status == 0, "\(redo.stderr)")
+            #expect(try data.snapshot() == state)
+        }
+        // Undo twice and redo once: the redo of the earlier move precedes the undone later one's redo.
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        let redo = try Harness.annolink("redo", data.target)
+        #expect(redo.status == 0, "\(redo.stderr)")
+        #expect(try data.snapshot() == states.last)
+    }
+
+    /// The recorded extent of `table` and the extent of its rows (GeoPackage: the R-tree's).
+    static func extents(_ data: EditedData, _ table: String) throws -> (recorded: [Double], rows: [Double]) {
+        let recorded = data.store == .geoPackage
+            ? "SELECT min_x || ',' || min_y || ',' || max_x || ',' || max_y FROM gpkg_contents WHERE table_name = '\(table)'"
+            : "SELECT min_x || ',' || min_y || ',' || max_x || ',' || max_y FROM annolink.contents WHERE table_name = '\(table)'"
+        let rows = data.store == .geoPackage
+            ? "SELECT min(minx) || ',' || min(miny) || ',' || max(maxx) || ',' || max(maxy) FROM \"rtree_\(table)_geom\""
+            : "SELECT ST_XMin(e) || ',' || ST_YMin(e) || ',' || ST_XMax(e) || ',' || ST_YMax(e) FROM (SELECT ST_Extent(\"geom\")::box2d e FROM \"\(table)\") x"
+        func numbers(_ text: String) -> [Double] { text.split(separator: ",").compactMap { Double($0) } }
+        return (numbers(try data.query(recorded)), numbers(try data.query(rows)))
+    }
+
+    @Test("the recorded extent stays a bound of every feature and label after moves far outside it, and after their undo", arguments: EditedStore.allCases)
+    func extentBoundsEdits(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        func expectBound(_ when: String) throws {
+            for table in ["ParcelLines_1", "ParcelLinesAnno_1", "Loudoun_Address_Points_1", "Loudoun_Address_PointsAnno_1"] {
+                let (recorded, rows) = try Self.extents(data, table)
+                #expect(recorded.count == 4 && rows.count == 4, "\(when) \(table): \(recorded) \(rows)")
+                guard recorded.count == 4, rows.count == 4 else { continue }
+                // A GeoPackage's R-tree boxes are 32-bit floats rounded outwards (1 unit apart here).
+                let slack = store == .geoPackage ? 3.0 : 0
+                #expect(recorded[0] <= rows[0] + slack && recorded[1] <= rows[1] + slack && recorded[2] >= rows[2] - slack && recorded[3] >= rows[3] - slack,
+                        "\(when) \(table): recorded \(recorded) does not hold \(rows)")
+            }
+        }
+        try expectBound("as copied")
+        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let moved = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "100000.5,-80000")
+        #expect(moved.status == 0, "\(moved.stderr)")
+        try expectBound("after the bulk move")
+        let fid = try data.firstPoint()
+        let shown = try Harness.annolink("show", data.target, "Loudoun_Address_Points_1", fid, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let coordinates = try #require((object["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+        let point = try Harness.annolink("move", data.target, "Loudoun_Address_Points_1", fid, "--to", "\(coordinates[0] - 50000),\(coordinates[1] + 60000)")
+        #expect(point.status == 0, "\(point.stderr)")
+        try expectBound("after the point move")
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        try expectBound("after the undos")
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        try expectBound("after a redo")
+    }
+
     @Test("a bulk set by where clause and a bulk delete by box: labels follow, one entry each, undo gives every row back", arguments: EditedStore.allCases)
     func bulkSetAndDelete(store: EditedStore) throws {
         guard let data = try EditedData(store) else { return }
@@ -280,9 +416,23 @@ struct StoreEditTests {
         #expect(try data.query("""
             SELECT count(*) FROM "ParcelLinesAnno_1" a WHERE NOT EXISTS (SELECT 1 FROM "ParcelLines_1" l WHERE l."fid" = a."FeatureID")
             """) == "0")
+        let after = try data.snapshot()
         #expect(try Harness.annolink("undo", data.target).status == 0)
         #expect(try Harness.annolink("undo", data.target).status == 0)
         #expect(try data.snapshot() == before)
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        #expect(try Harness.annolink("redo", data.target).status == 0)
+        #expect(try data.snapshot() == after)
+        // A label the bulk set wrote, changed since by another program: its undo refuses.
+        #expect(try Harness.annolink("undo", data.target).status == 0)
+        let label = try data.query("""
+            SELECT min(a."fid") FROM "Loudoun_Address_PointsAnno_1" a JOIN "Loudoun_Address_Points_1" p ON p."fid" = a."FeatureID"
+            WHERE p."ST_STR_NAM" = 'RENAMED WAY'
+            """)
+        try data.writeBehindAnnolink("UPDATE \"Loudoun_Address_PointsAnno_1\" SET \"TextString\" = 'hand-edited' WHERE \"fid\" = \(label)")
+        let undo = try Harness.annolink("undo", data.target)
+        #expect(undo.status != 0)
+        #expect(undo.stderr.contains("undo refused: Loudoun_Address_PointsAnno_1 fid \(label) "), "\(undo.stderr)")
     }
 
     @Test("set on an annotation row marks it as set by hand (Override), and regeneration keeps it", arguments: EditedStore.allCases)

@@ -64,6 +64,12 @@ public protocol FeatureStore: AnyObject {
     func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry?, attributes: [String: SQLValue]) throws
     /// Deletes feature `fid` (its annotation goes by the edit's regeneration).
     func deleteFeature(_ table: FeatureTable, fid: Int64) throws
+    /// Writes `attributes` of every feature `fids` names, inside an edit: a bulk set's
+    /// features at once (a store with round trips writes them with one statement).
+    func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws
+    /// Deletes every feature `fids` names, inside an edit, and returns them as they were, by
+    /// fid: a bulk delete's features at once. Fids that name no feature are passed over.
+    func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature]
     /// Brings the table's recorded extent up to date after geometry writes (nothing where the
     /// database keeps none).
     func refreshExtent(of table: FeatureTable) throws
@@ -115,6 +121,29 @@ public protocol FeatureStore: AnyObject {
     /// (annotation rigidly: footprint and anchor). A dry run only counts.
     func translate(_ table: FeatureTable, selection: FeatureSelection, annotation: [String: [Int64]], dx: Double, dy: Double,
                    dryRun: Bool, command: String, summary: (Int) -> String, progress: (Int, Int) -> Void) throws -> BulkMoveCounts
+}
+
+extension FeatureStore {
+    /// One `updateFeature` per fid, for a store without a set-based way.
+    public func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws {
+        for fid in fids { try updateFeature(table, fid: fid, geometry: nil, attributes: attributes) }
+    }
+
+    /// One `feature` and `deleteFeature` per fid, for a store without a set-based way.
+    public func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
+        var deleted: [Int64: Feature] = [:]
+        for fid in fids {
+            let found: Feature
+            do {
+                found = try feature(table, fid: fid)
+            } catch StoreError.unknownFeature {
+                continue
+            }
+            try deleteFeature(table, fid: fid)
+            deleted[fid] = found
+        }
+        return deleted
+    }
 }
 
 /// A store's edit journal: each edit one transaction and one entry; undo and redo refuse, with
