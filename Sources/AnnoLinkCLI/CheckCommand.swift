@@ -29,8 +29,7 @@ struct CheckCommand: ParsableCommand {
 
             FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
             connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"; there
-            the spatial index is the database's own and is not checked, and --render is not
-            available (docs/postgis.md).
+            the spatial index is the database's own and is not checked (docs/postgis.md).
             """,
         exitStatus: """
             0 no problems (with --fix: none left), 1 problems found (with --fix: some
@@ -116,7 +115,6 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let store = try StoreTarget.open(path, readOnly: !fix)
-        if renderDirectory != nil, !(store is GeoPackage) { throw StoreError.notSupported("check --render draws a GeoPackage only so far") }
         let checker = ConsistencyChecker(store: store)
         var listing = ProblemListing(json: json, all: all)
         var found: [Problem] = []
@@ -135,7 +133,7 @@ struct CheckCommand: ParsableCommand {
         if let progress { progress.finish(summary.originFeatures + summary.annotationRows + summary.indexEntries) }
         for warning in checker.engine.warnings { Output.diagnostic("warning: \(warning)") }
 
-        if let renderDirectory, let package = checker.geoPackage { try drawPictures(found, of: package, into: renderDirectory) }
+        if let renderDirectory { try drawPictures(found, of: store, into: renderDirectory) }
         if json {
             try listing.finishJSON(totals: report.totals)
         } else {

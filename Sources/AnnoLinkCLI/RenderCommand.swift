@@ -19,7 +19,11 @@ struct RenderCommand: ParsableCommand {
 
             The view is --bbox, or --center with --scale; without either, the extent of the
             tables drawn. Only the rows whose envelope meets the view are read (through each
-            table's R-tree). docs/render.md describes views and symbology.
+            table's spatial index). docs/render.md describes views and symbology.
+
+            FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
+            connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"; the
+            same data draws the same picture from either (docs/postgis.md).
             """,
         exitStatus: "0 done, 64 bad usage, 65 not a GeoPackage, no such table or fid, or an unknown CRS, 66 no such file, 73 OUT cannot be written.",
         example: """
@@ -210,10 +214,8 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws -> ExitStatus {
-        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missingFile(path: path) }
         let started = Date()
-        let package = try GeoPackage(path: path, readOnly: true)
-        let renderer = try MapRenderer(package: package, crs: crsText)
+        let renderer = try MapRenderer(store: try StoreTarget.open(path, readOnly: true), crs: crsText)
         let view = try view(renderer)
         guard view.scale.isFinite, view.scale > 0, view.center.isFinite else {
             throw RenderError.invalidView("the scale or centre is not a finite number")

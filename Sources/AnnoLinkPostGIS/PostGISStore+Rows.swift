@@ -301,9 +301,9 @@ extension PostGISStore {
 
     static let annotationColumns = GeoPackage.annotationColumnNames
 
-    private var annotationSelectList: String { Self.annotationColumns.map { "u." + quoteIdentifier($0) }.joined(separator: ", ") }
+    var annotationSelectList: String { Self.annotationColumns.map { "u." + quoteIdentifier($0) }.joined(separator: ", ") }
 
-    private func annotationRow(from r: [PostgreSQLValue], table: FeatureTable, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
+    func annotationRow(from r: [PostgreSQLValue], table: FeatureTable, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
         let fid = r[0].integerValue ?? 0
         var footprint: Polygon?
         do {

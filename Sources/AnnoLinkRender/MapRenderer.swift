@@ -14,14 +14,15 @@ public struct MapContent: Sendable {
     /// Features and annotation drawn marked: fids by table name (matched case-insensitively).
     public var highlights: [String: [Int64]]
     /// Annotation whose text would be under this many pixels high is not drawn (0: all is).
-    /// Decided in the R-tree before a row is read: a row's footprint box is at least as high
-    /// and as wide as its text, so a box under the size on either side is passed over unread;
+    /// Decided in the spatial index before a row is read: a row's footprint box is at least as
+    /// high and as wide as its text, so a box under the size on either side is passed over unread;
     /// a row that is read is measured by its own `FontSize`. `RenderSummary.labelsUnderMinimum`
     /// counts what was passed over.
     public var minimumTextPixels: Double
-    /// Whether a feature whose envelope (its R-tree box) is under a pixel each way is drawn from
+    /// Whether a feature whose envelope (its index box) is under a pixel each way is drawn from
     /// the box alone, without reading its row: a point as its symbol at the box's centre, a
-    /// line or polygon as a dot of its colour, and at most one per pixel and table. So a
+    /// line or polygon as a dot of its colour, and at most one per pixel and table (the lowest
+    /// fid's). So a
     /// zoomed-out view does bounded work per pixel however many features meet it. The features
     /// read are then drawn in batches (one Cairo fill or stroke for 512 of them, not one each:
     /// where they overlap, their antialiased edges are blended once). Only for tables with a
@@ -43,7 +44,7 @@ public struct MapContent: Sendable {
 public struct RenderSummary: Hashable, Sendable, Encodable {
     /// Features drawn, over all feature tables (those drawn from the index included).
     public var features = 0
-    /// Of `features`, those under a pixel drawn from their R-tree box
+    /// Of `features`, those under a pixel drawn from their spatial index box
     /// (`MapContent.subPixelFeaturesFromIndex`), one per pixel and table.
     public var featuresFromIndex = 0
     /// Sub-pixel features not drawn because another of their table's had marked that pixel.
@@ -79,23 +80,28 @@ public struct Colour: Hashable, Sendable {
     public static let highlight = Colour(0.9, 0.1, 0.1)
 }
 
-/// Draws the features and annotation of a GeoPackage on a Cairo canvas: features in a plain
-/// symbology (points as small circles, lines dashed as Esri's sample draws parcel lines,
-/// polygons outlined) and annotation as text from its stored columns, at true map size.
+/// Draws the features and annotation of a store (a GeoPackage or a PostGIS database) on a Cairo
+/// canvas: features in a plain symbology (points as small circles, lines dashed as Esri's
+/// sample draws parcel lines, polygons outlined) and annotation as text from its stored
+/// columns, at true map size.
 ///
-/// Only what intersects the view is read: each table's rows are chosen through its R-tree
-/// (`rtree_<table>_<column>`, a window query on the view's envelope in the table's CRS) and
-/// drawn one at a time, so memory stays flat and a small view of a large file is as quick as
-/// of a small one. A table without a spatial index is read whole and filtered by envelope.
+/// Only what intersects the view is read, through the store (`FeatureStore.forEachIndexedRow`):
+/// each table's rows are chosen through its spatial index (a GeoPackage's R-tree, PostGIS's
+/// GiST index: a window query on the view's envelope in the table's CRS) and drawn one at a
+/// time in fid order, so memory stays flat and a small view of a large table is as quick as of
+/// a small one. A table without a spatial index is read whole and filtered by envelope. Both
+/// stores give the same rows with the same index boxes in the same order, so the same data
+/// makes the same picture from either.
 ///
 /// Annotation text is set with the FreeType face the text metrics measure (`FontLibrary`,
 /// drawn through `cairo_ft_font_face_create_for_ft_face`), glyph by glyph at the positions the
 /// metrics give, kerned as ArcGIS sets the baseline; its size in points holds at the class's
 /// reference scale and scales with the view (at 1:600 twice as large as at 1:1200).
 ///
-/// Not `Sendable` (it holds a SQLite connection, PROJ and FreeType handles).
+/// Not `Sendable` (it holds a store, PROJ and FreeType handles).
 public final class MapRenderer {
-    public let package: GeoPackage
+    /// Where the features and annotation are read from.
+    public let store: any FeatureStore
     /// The CRS the picture is drawn in (a PROJ definition); nil for the data's own.
     public let crs: String?
     /// The size of the drawing CRS's unit in metres.
@@ -113,16 +119,21 @@ public final class MapRenderer {
     /// Metres per degree along the equator, used as a geographic CRS's unit size for the scale.
     public static let metresPerDegree = 111_319.490793
 
-    /// A renderer for `package`, drawing in `crs` (any definition PROJ reads: `EPSG:3857`, WKT,
+    /// A renderer for a GeoPackage (`init(store:crs:)`).
+    public convenience init(package: GeoPackage, crs: String? = nil) throws {
+        try self.init(store: package, crs: crs)
+    }
+
+    /// A renderer for `store`, drawing in `crs` (any definition PROJ reads: `EPSG:3857`, WKT,
     /// a PROJ string) or, when nil, in the CRS of its first feature table.
     ///
     /// - Throws: `EngineError.unknownCRS` for a CRS PROJ does not know, `StoreError` when the
-    ///   file cannot be read.
-    public init(package: GeoPackage, crs: String? = nil) throws {
-        self.package = package
+    ///   store cannot be read.
+    public init(store: any FeatureStore, crs: String? = nil) throws {
+        self.store = store
         self.crs = crs
         var byTable: [String: [Int64: AnnotationClass]] = [:]
-        for definition in try package.annotationClasses() {
+        for definition in try store.annotationClasses() {
             byTable[definition.annotationTable.lowercased(), default: [:]][definition.classID] = definition
         }
         self.classes = byTable
@@ -133,11 +144,11 @@ public final class MapRenderer {
             self.metresPerUnit = system.isGeographic ? Self.metresPerDegree : (system.metresPerUnit ?? 1)
         } else {
             self.transformer = nil
-            let first = try package.featureTableNames().first
+            let first = try store.featureTableNames().first
             var unit = 1.0
             if let first {
-                let table = try package.featureTable(first)
-                unit = try Self.metresPerUnit(of: package.spatialReferenceSystem(table.srsID)) ?? 1
+                let table = try store.featureTable(first)
+                unit = try Self.metresPerUnit(of: store.spatialReferenceSystem(table.srsID)) ?? 1
             }
             self.metresPerUnit = unit
         }
@@ -159,7 +170,7 @@ public final class MapRenderer {
     ///
     /// - Throws: `StoreError.unknownTable` for a name the file does not have.
     public func tableNames(_ content: MapContent) throws -> [String] {
-        let all = try package.featureTableNames()
+        let all = try store.featureTableNames()
         var chosen = all
         if let wanted = content.tables {
             chosen = []
@@ -178,14 +189,14 @@ public final class MapRenderer {
 
     private func table(_ name: String) throws -> FeatureTable {
         if let known = tables[name] { return known }
-        let table = try package.featureTable(name)
+        let table = try store.featureTable(name)
         tables[name] = table
         return table
     }
 
     /// The CRS of `table` as PROJ reads it: `EPSG:n` when the file says so, else its WKT.
     private func definition(of table: FeatureTable) throws -> String {
-        guard let srs = try package.spatialReferenceSystem(table.srsID) else { return "EPSG:\(table.srsID)" }
+        guard let srs = try store.spatialReferenceSystem(table.srsID) else { return "EPSG:\(table.srsID)" }
         return srs.projName
     }
 
@@ -212,20 +223,17 @@ public final class MapRenderer {
     }
 
     /// The envelope of the tables `content` asks for, in the drawing CRS; nil when they hold no
-    /// geometry. Read from `gpkg_contents`'s extents, or from the R-tree where those are unset.
+    /// geometry. The extents the store records, or where it records none, the union of the
+    /// rows' index boxes.
     public func extent(_ content: MapContent) throws -> Envelope? {
         var result: Envelope?
         for name in try tableNames(content) {
             let table = try table(name)
-            let row = try package.connection.rows(
-                "SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?", [.text(table.name)]).first ?? []
-            var box: Envelope?
-            if let values = Self.doubles(row) {
-                box = Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3])
-            } else if table.hasSpatialIndex {
-                let r = try package.connection.rows(
-                    "SELECT min(minx), min(miny), max(maxx), max(maxy) FROM \(quoteIdentifier(table.spatialIndexName))").first ?? []
-                if let values = Self.doubles(r) { box = Envelope(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3]) }
+            var box = try store.recordedExtent(of: table)
+            if box == nil {
+                try store.forEachIndexedRow(table, meeting: nil, size: .any, reading: .box) { row in
+                    box = box.map { $0.union(row.box) } ?? row.box
+                }
             }
             guard let box, box.minX <= box.maxX, box.minY <= box.maxY else { continue }
             let project = try projection(of: table)
@@ -245,57 +253,18 @@ public final class MapRenderer {
         return result
     }
 
-    private static func doubles(_ row: [SQLValue]) -> [Double]? {
-        guard row.count == 4 else { return nil }
-        var values: [Double] = []
-        for value in row {
-            switch value {
-            case .real(let d): values.append(d)
-            case .integer(let i): values.append(Double(i))
-            default: return nil
-            }
-        }
-        return values
-    }
-
-    /// The SQL condition choosing the rows of `table` whose envelope meets `window`, with its
-    /// bindings; nil without a spatial index.
-    ///
-    /// `minimumBox` > 0 keeps only the boxes at least that wide and high; `largerThan` > 0 only
-    /// the boxes at least that wide or high (the rest are drawn from the index).
-    private func windowCondition(_ table: FeatureTable, _ window: Envelope, minimumBox: Double = 0,
-                                 largerThan: Double = 0) -> (String, [SQLValue])? {
-        guard table.hasSpatialIndex else { return nil }
-        var sql = "\(quoteIdentifier(table.primaryKey)) IN (SELECT id FROM \(quoteIdentifier(table.spatialIndexName)) "
-            + "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?"
-        var bindings: [SQLValue] = [.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY)]
-        if minimumBox > 0 {
-            sql += " AND maxx - minx >= ? AND maxy - miny >= ?"
-            bindings += [.real(minimumBox), .real(minimumBox)]
-        }
-        if largerThan > 0 {
-            sql += " AND (maxx - minx >= ? OR maxy - miny >= ?)"
-            bindings += [.real(largerThan), .real(largerThan)]
-        }
-        return (sql + ")", bindings)
-    }
-
-    /// Whether `table` can be drawn from its R-tree at this view: indexed, one geometry kind,
+    /// Whether `table` can be drawn from its spatial index at this view: indexed, one geometry kind,
     /// in the drawing CRS.
     private func drawsFromIndex(_ table: FeatureTable) -> Bool {
         transformer == nil && table.hasSpatialIndex && table.geometryKind != nil
     }
 
-    /// Draws the features of `table` whose R-tree box meets `window` and is under `pixel` (map
-    /// units) each way, from the box alone, at most one per pixel: returns how many were drawn
-    /// and how many were passed over because their pixel was taken.
+    /// Draws the features of `table` whose index box meets `window` and is under `pixel` (map
+    /// units) each way, from the box alone, at most one per pixel (the lowest fid's): returns
+    /// how many were drawn and how many were passed over because their pixel was taken.
     private func drawSubPixelFeatures(_ table: FeatureTable, _ window: Envelope, pixel: Double, view: MapView,
                                       on canvas: CairoCanvas) throws -> (drawn: Int, shared: Int) {
         let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
-        let statement = try package.connection.prepare(
-            "SELECT minx, maxx, miny, maxy FROM \(quoteIdentifier(table.spatialIndexName)) "
-                + "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ? AND maxx - minx < ? AND maxy - miny < ?")
-        try statement.bind([.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY), .real(pixel), .real(pixel)])
         let context = canvas.context
         cairo_save(context)
         defer { cairo_restore(context) }
@@ -303,12 +272,13 @@ public final class MapRenderer {
         setColour(isPoint ? .point : .feature, on: canvas)
         var taken = [Bool](repeating: false, count: view.width * view.height)
         var drawn = 0, shared = 0, pending = 0
-        while try statement.step() {
-            let centre = Point(x: (statement.double(0) + statement.double(1)) / 2, y: (statement.double(2) + statement.double(3)) / 2)
+        try store.forEachIndexedRow(table, meeting: window, size: .bothSidesUnder(pixel), reading: .box) { indexed in
+            let box = indexed.box
+            let centre = Point(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2)
             let p = view.pixel(of: centre)
             let column = Int(p.x.rounded(.down)), row = Int(p.y.rounded(.down))
             if column >= 0, column < view.width, row >= 0, row < view.height {
-                if taken[row * view.width + column] { shared += 1; continue }
+                if taken[row * view.width + column] { shared += 1; return }
                 taken[row * view.width + column] = true
             }
             cairo_new_sub_path(context)
@@ -329,9 +299,10 @@ public final class MapRenderer {
         return (drawn, shared)
     }
 
-    /// Draws the features of `table` chosen by `condition` in the default symbology, 512 to a
-    /// Cairo fill or stroke; returns how many. For a table of one geometry kind in the drawing CRS.
-    private func drawBatched(_ table: FeatureTable, where condition: (String, [SQLValue])?, window: Envelope, view: MapView,
+    /// Draws the features of `table` whose index box meets `window` and has a size `size` admits,
+    /// in the default symbology, 512 to a Cairo fill or stroke; returns how many. For a table of
+    /// one geometry kind in the drawing CRS.
+    private func drawBatched(_ table: FeatureTable, size: IndexBoxSize, window: Envelope, view: MapView,
                              on canvas: CairoCanvas) throws -> Int {
         let context = canvas.context
         let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
@@ -351,9 +322,8 @@ public final class MapRenderer {
             if isPoint { cairo_fill(context) } else { cairo_stroke(context) }
             pending = 0
         }
-        try package.forEachFeature(table, where: condition?.0, bindings: condition?.1 ?? [], fields: []) { feature in
-            guard let geometry = feature.geometry else { return }
-            if condition == nil, let box = geometry.envelope, !box.intersects(window) { return }
+        try store.forEachIndexedRow(table, meeting: window, size: size, reading: .geometry) { row in
+            guard let geometry = row.geometry else { return }
             switch geometry {
             case .point(let p): addDiscs([p], view: view, on: canvas)
             case .multiPoint(let m): addDiscs(m.points, view: view, on: canvas)
@@ -380,35 +350,25 @@ public final class MapRenderer {
     }
 
     /// How many annotation rows of `table` meet `window` with a footprint box under
-    /// `minimumBox` on a side (the R-tree alone answers).
+    /// `minimumBox` on a side (the spatial index alone answers).
     private func countUnderMinimum(_ table: FeatureTable, _ window: Envelope, minimumBox: Double) throws -> Int {
         guard table.hasSpatialIndex else { return 0 }
-        return Int(try package.connection.scalarInt(
-            "SELECT count(*) FROM \(quoteIdentifier(table.spatialIndexName)) WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ? "
-                + "AND (maxx - minx < ? OR maxy - miny < ?)",
-            [.real(window.minX), .real(window.maxX), .real(window.minY), .real(window.maxY), .real(minimumBox), .real(minimumBox)]) ?? 0)
+        var count = 0
+        try store.forEachIndexedRow(table, meeting: window, size: .someSideUnder(minimumBox), reading: .box) { _ in count += 1 }
+        return count
     }
 
     /// Calls `body` with every annotation row of `table` whose footprint meets `view`, in fid
-    /// order, through the R-tree (one row in memory at a time).
+    /// order, through the spatial index (one row in memory at a time).
     ///
     /// With `minimumBox` (units of the table's CRS), a row whose footprint box is narrower or
-    /// lower than it is passed over in the R-tree, unread.
+    /// lower than it is passed over in the index, unread.
     public func forEachAnnotation(in tableName: String, view: MapView, minimumBox: Double = 0, _ body: (AnnotationRow) throws -> Void) throws {
         let table = try table(tableName)
         let window = try window(of: view, in: table)
-        var sql = "SELECT \(GeoPackage.annotationColumns) FROM \(quoteIdentifier(table.name))"
-        var bindings: [SQLValue] = []
-        if let (condition, values) = windowCondition(table, window, minimumBox: minimumBox) {
-            sql += " WHERE \(condition)"
-            bindings = values
-        }
-        let statement = try package.connection.prepare(sql + " ORDER BY fid")
-        try statement.bind(bindings)
-        while try statement.step() {
-            let row = try package.annotationRow(from: statement, table: table, footprintProblem: { _ in })
-            if !table.hasSpatialIndex, let box = row.footprint.flatMap({ Geometry.polygon($0).envelope }), !box.intersects(window) { continue }
-            try body(row)
+        let size: IndexBoxSize = minimumBox > 0 && table.hasSpatialIndex ? .bothSidesAtLeast(minimumBox) : .any
+        try store.forEachIndexedRow(table, meeting: window, size: size, reading: .annotation) { row in
+            if let annotation = row.annotation { try body(annotation) }
         }
     }
 
@@ -427,26 +387,23 @@ public final class MapRenderer {
             let table = try table(name)
             let window = try window(of: view, in: table)
             let project = try projection(of: table)
-            var condition = windowCondition(table, window)
             if content.subPixelFeaturesFromIndex, drawsFromIndex(table) {
                 let pixel = view.unitsPerPixel
                 let (drawn, shared) = try drawSubPixelFeatures(table, window, pixel: pixel, view: view, on: canvas)
                 summary.features += drawn
                 summary.featuresFromIndex += drawn
                 summary.featuresSharingPixels += shared
-                condition = windowCondition(table, window, largerThan: pixel)
-                summary.features += try drawBatched(table, where: condition, window: window, view: view, on: canvas)
+                summary.features += try drawBatched(table, size: .someSideAtLeast(pixel), window: window, view: view, on: canvas)
                 continue
             }
-            try package.forEachFeature(table, where: condition?.0, bindings: condition?.1 ?? [], fields: []) { feature in
-                guard let geometry = feature.geometry else { return }
-                if condition == nil, let box = geometry.envelope, !box.intersects(window) { return }
+            try store.forEachIndexedRow(table, meeting: window, size: .any, reading: .geometry) { row in
+                guard let geometry = row.geometry else { return }
                 try draw(geometry, project: project, view: view, on: canvas, colour: nil)
                 summary.features += 1
             }
         }
         for name in names where isAnnotationTable(name) {
-            // Text under the minimum: passed over in the R-tree (its footprint box is smaller),
+            // Text under the minimum: passed over in the spatial index (its footprint box is smaller),
             // or, read, measured by its own size.
             var minimumBox = 0.0
             if content.minimumTextPixels > 0, transformer == nil, try table(name).hasSpatialIndex {
@@ -473,11 +430,11 @@ public final class MapRenderer {
             let project = try projection(of: table)
             for fid in fids {
                 if isAnnotationTable(table.name) {
-                    let row = try package.annotationRow(table, fid: fid, footprintProblem: { _ in })
+                    let row = try store.annotationRow(table, fid: fid, footprintProblem: { _ in })
                     _ = try drawFootprint(of: row, table: table.name, view: view, on: canvas, colour: .highlight, lineWidth: 1.5)
                     _ = try drawText(of: row, table: table.name, view: view, on: canvas, colour: .highlight)
                 } else {
-                    let feature = try package.feature(table, fid: fid)
+                    let feature = try store.feature(table, fid: fid)
                     if let geometry = feature.geometry { try draw(geometry, project: project, view: view, on: canvas, colour: .highlight) }
                 }
                 summary.highlighted += 1
@@ -568,7 +525,7 @@ public final class MapRenderer {
 
     private func metresPerUnit(of table: FeatureTable) throws -> Double {
         if let known = metresPerUnitBySRS[table.srsID] { return known }
-        let value = try Self.metresPerUnit(of: package.spatialReferenceSystem(table.srsID)) ?? 1
+        let value = try Self.metresPerUnit(of: store.spatialReferenceSystem(table.srsID)) ?? 1
         metresPerUnitBySRS[table.srsID] = value
         return value
     }

@@ -42,7 +42,8 @@ public struct ProblemSubject: Hashable, Sendable {
 /// stored annotation (red text and footprint) and where the class's rules would place the
 /// annotation now (blue text and dashed footprint).
 public final class ProblemPictures {
-    public let package: GeoPackage
+    /// Where the problems' rows are read from: a GeoPackage or a PostGIS database.
+    public let store: any FeatureStore
     /// The folder the pictures and the index are written to.
     public let directory: URL
     /// Each picture's width and height in pixels.
@@ -57,14 +58,14 @@ public final class ProblemPictures {
     static let rules = Colour(0.1, 0.3, 0.9)
 
     /// - Throws: `RenderError.cannotWrite` when the folder cannot be made,
-    ///   `StoreError` when the file cannot be read.
-    public init(package: GeoPackage, directory: URL, width: Int = 640, height: Int = 480) throws {
-        self.package = package
+    ///   `StoreError` when the store cannot be read.
+    public init(store: any FeatureStore, directory: URL, width: Int = 640, height: Int = 480) throws {
+        self.store = store
         self.directory = directory
         self.width = width
         self.height = height
-        self.renderer = try MapRenderer(package: package)
-        self.engine = AnnotationEngine(package: package)
+        self.renderer = try MapRenderer(store: store)
+        self.engine = AnnotationEngine(store: store)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -85,16 +86,16 @@ public final class ProblemPictures {
         }
         var stored: AnnotationRow?
         if let table = subject.annotationTable, let fid = subject.annotationFid, renderer.isAnnotationTable(table) {
-            stored = try? package.annotationRow(try package.featureTable(table), fid: fid, footprintProblem: { _ in })
+            stored = try? store.annotationRow(try store.featureTable(table), fid: fid, footprintProblem: { _ in })
         }
         var feature: Feature?
         var originTable = subject.originTable
         if originTable == nil, let table = subject.annotationTable {
-            originTable = try package.annotationClasses().first { $0.annotationTable.lowercased() == table.lowercased() }?.originTable
+            originTable = try store.annotationClasses().first { $0.annotationTable.lowercased() == table.lowercased() }?.originTable
         }
         let originFid = subject.originFid ?? stored?.featureID
         if let originTable, let originFid {
-            feature = try? package.feature(try package.featureTable(originTable), fid: originFid)
+            feature = try? store.feature(try store.featureTable(originTable), fid: originFid)
         }
         // Where the rules would place the annotation now.
         var placed: AnnotationRow?

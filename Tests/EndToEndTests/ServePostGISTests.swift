@@ -173,7 +173,7 @@ struct ServePostGISTests {
         }
     }
 
-    @Test("the map page's /coordinates on PostGIS: the data's CRS read through the store, longitude/latitude as cs2cs gives them; /render.png a clear 501")
+    @Test("the map page's /coordinates on PostGIS: the data's CRS read through the store, longitude/latitude as cs2cs gives them; /render.png the picture annolink render draws")
     func coordinates() throws {
         try serving { data, servers in
             let server = servers[0]
@@ -188,10 +188,14 @@ struct ServePostGISTests {
             let latitude = try #require(answer.object?["latitude"] as? Double, "\(answer.text)")
             // cs2cs writes latitude, longitude (EPSG:4326's axis order).
             #expect(abs(longitude - numbers[1]) < 1e-9 && abs(latitude - numbers[0]) < 1e-9, "\(longitude), \(latitude) vs cs2cs \(line)")
-            // The renderer reads GeoPackage SQL: not served from PostGIS yet, and it says so.
+            // The renderer reads through the store: the picture `annolink render` draws of the database
+            // (RenderPostGISTests compares it with the GeoPackage's).
             let png = try server.request("/render.png?bbox=11787000,7055000,11792000,7060000&width=64&height=64")
-            #expect(png.status == 501, "\(png.text)")
-            #expect(png.text.contains("PostGIS"), "\(png.text)")
+            #expect(png.status == 200 && png.headers["content-type"] == "image/png", "\(png.text)")
+            let rendered = try Harness.temporaryDirectory().appendingPathComponent("render.png")
+            let render = try Harness.annolink("render", data.target, rendered.path, "--bbox", "11787000,7055000,11792000,7060000", "--size", "64,64")
+            #expect(render.status == 0, "\(render.stderr)")
+            #expect(png.body == (try Data(contentsOf: rendered)))
         }
     }
 

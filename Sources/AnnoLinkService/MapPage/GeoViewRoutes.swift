@@ -12,10 +12,11 @@ import Foundation
 /// - `GET /render.png?bbox=MINX,MINY,MAXX,MAXY&width=W&height=H`: the box (in the data's CRS)
 ///   drawn by `annolink render` into a W × H PNG, for "Export image"; with `overview=true`
 ///   drawn with bounded work for the page's overview of a dense view (text under a pixel high
-///   not drawn, features under a pixel drawn from the R-tree, one per pixel:
+///   not drawn, features under a pixel drawn from the spatial index, one per pixel:
 ///   `MapContent.minimumTextPixels`, `subPixelFeaturesFromIndex`), and what was drawn said in
 ///   the headers `X-Annolink-Features`, `X-Annolink-Features-From-Index`, `X-Annolink-Labels`
-///   and `X-Annolink-Labels-Under-Minimum`.
+///   and `X-Annolink-Labels-Under-Minimum`. A GeoPackage and a PostGIS database holding the
+///   same data answer the same picture.
 ///
 /// The data's CRS is the service's: the CRS of its first feature layer, which the FeatureServer
 /// gives as the service's `spatialReference` and in which the page draws. Both are reads: with
@@ -92,13 +93,13 @@ enum GeoViewRoutes {
         case let other?: throw GeoViewRefusal(status: 400, detail: "overview '\(other)' is not true or false")
         }
         let content = overview ? MapContent(minimumTextPixels: overviewMinimumTextPixels, subPixelFeaturesFromIndex: true) : MapContent()
-        let (png, summary): ([UInt8], RenderSummary) = try dataset.read { package in
-            let crs = try dataCRS(in: package)
+        let (png, summary): ([UInt8], RenderSummary) = try dataset.readStore { store in
+            let crs = try dataCRS(in: store)
             // The renderer draws in its first table's CRS unless told; told only when that is not
             // the service's, so the picture is the one `annolink render --bbox` makes.
-            let first = try package.featureTableNames().first.map { try package.featureTable($0) }
-            let own = try first.flatMap { try package.spatialReferenceSystem($0.srsID) }.map(\.projName)
-            let renderer = try MapRenderer(package: package, crs: own == crs ? nil : crs)
+            let first = try store.featureTableNames().first.map { try store.featureTable($0) }
+            let own = try first.flatMap { try store.spatialReferenceSystem($0.srsID) }.map(\.projName)
+            let renderer = try MapRenderer(store: store, crs: own == crs ? nil : crs)
             let view = MapView.fitting(box, width: width, height: height, metresPerUnit: renderer.metresPerUnit)
             guard view.scale.isFinite, view.scale > 0 else { throw GeoViewRefusal(status: 400, detail: "bbox '\(bboxText)' gives no finite scale") }
             let canvas = try CairoCanvas(format: .png, width: width, height: height, dpi: view.dpi)

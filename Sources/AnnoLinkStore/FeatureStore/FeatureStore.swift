@@ -58,6 +58,12 @@ public protocol FeatureStore: AnyObject {
     /// The table's extent as the store records it (a GeoPackage's `gpkg_contents`, PostGIS's
     /// `annolink.contents`), nil when none is recorded.
     func recordedExtent(of table: FeatureTable) throws -> Envelope?
+    /// What a picture reads: the rows of `table` with a geometry whose index box (`IndexedRow.box`,
+    /// the same in every store) meets `box` (nil: anywhere) and has a size `size` admits, in fid
+    /// order, each with what `reading` asks for. Chosen through the spatial index (R-tree, GiST);
+    /// a table without one is read whole.
+    func forEachIndexedRow(_ table: FeatureTable, meeting box: Envelope?, size: IndexBoxSize, reading: IndexedRowReading,
+                           _ body: (IndexedRow) throws -> Void) throws
     /// Inserts a feature (`fid` nil: the store chooses) and returns its fid.
     func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64
     /// Writes `geometry` (nil: kept) and `attributes` of feature `fid`.
