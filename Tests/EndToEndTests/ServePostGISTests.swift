@@ -298,7 +298,7 @@ struct ServePostGISTests {
         d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (y, x, zoom))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, LABEL))
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-journal-listening") == "true")
-        out["before"] = d.find_element(By.CSS_SELECTOR, LABEL).text
+        out["before"] = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, LABEL).text)   # a redraw may replace the element
         time.sleep(1.5)   # the page's poll is now held by the server
         body = urllib.parse.urlencode({"f": "json", "updates": json.dumps([{"attributes": {"fid": int(fid), "AD_ADDRESS": 45111}}])}).encode()
         with urllib.request.urlopen(other + "/%s/applyEdits" % layer, data=body) as r:
@@ -306,7 +306,7 @@ struct ServePostGISTests {
         t0 = time.time()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, LABEL) and d.find_element(By.CSS_SELECTOR, LABEL).text.startswith("45111 "))
         out["seconds"] = time.time() - t0
-        out["after"] = d.find_element(By.CSS_SELECTOR, LABEL).text
+        out["after"] = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, LABEL).text)
         out["notReloaded"] = d.execute_script("return window.notReloaded === true")
         out["errors"] = d.find_element(By.ID, "errors").text
     finally:
