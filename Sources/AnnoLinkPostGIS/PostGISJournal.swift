@@ -117,16 +117,17 @@ public final class PostGISJournal: EditJournal {
         if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
             try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
             if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
-                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL + Self.xidDDL)
+                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL + Self.xidDDL + PostGISStore.keysDDL)
             }
         }
         tablesKnown = true
     }
 
-    /// True when a table or column of the journal is missing (`xidDDL` adds the last column).
+    /// True when a table, column or view of the journal is missing (`keysDDL` adds the last).
     static let tablesMissing = """
         SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL
             OR NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('annolink.journal_move_rows') AND attname = 'before_xmin')
+            OR to_regclass('annolink.journal_moved_rows') IS NULL
         """
 
     public func entries(limit: Int?) throws -> [JournalEntry] {

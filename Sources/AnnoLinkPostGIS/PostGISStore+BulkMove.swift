@@ -5,8 +5,9 @@ extension PostGISStore {
     /// The bulk move as set-based SQL: the selection in a temporary table, then one `UPDATE`
     /// per table — the features' `ST_Translate`, and for each annotation table its rows of the
     /// selected features moved rigidly in one statement (footprint by `ST_Translate`, anchor
-    /// by adding) — each table's keys written into the journal by one `INSERT … SELECT` before
-    /// it (`annolink.journal_move_rows`). The journal keeps the vector and the keys; a row's
+    /// by adding) — each table's keys written into the journal in the same statement (one
+    /// array, `annolink.journal_move_keys`) or by one `INSERT … SELECT` before it, with the
+    /// images (`annolink.journal_move_rows`). The journal keeps the vector and the keys; a row's
     /// before-image only when moving it back would not give it back bit for bit. One
     /// transaction for all of it.
     ///
@@ -53,15 +54,16 @@ extension PostGISStore {
 
     /// Moves the rows of `relation` (aliased `o`) that `condition` picks by (dx, dy) — the
     /// geometry by `ST_Translate`, with `anchors` the annotation's anchor by adding — writes
-    /// their keys into `annolink.journal_move_rows` and the table's move into
+    /// their keys into the journal (`journal_move_keys` or `journal_move_rows`, read together
+    /// as `journal_moved_rows`) and the table's move into
     /// `annolink.journal_moves`, and widens the table's recorded extent by where the rows went;
     /// returns how many rows moved. `condition` may use `$5` for `extra[0]`.
     ///
     /// First one aggregate over the rows: their extent, anchors' ranges and `xmin`s. When those
     /// show that moving back by the vector gives every coordinate back bit for bit
     /// (`MoveExactness`) and every row was last written by one transaction, the move and its keys
-    /// are one statement, `WITH moved AS (UPDATE … RETURNING key) INSERT … SELECT`: nothing is
-    /// computed per row beyond the move itself. Otherwise each row's key goes in with the row's
+    /// are one statement, `WITH moved AS (UPDATE … RETURNING key) INSERT … SELECT array_agg`:
+    /// nothing is computed or written per row beyond the move itself. Otherwise each row's key goes in with the row's
     /// image where its move back is not exact (two `ST_Translate` per row to find out) and, when
     /// the rows' `xmin`s differ, its `xmin`; then the rows move.
     ///
@@ -97,8 +99,9 @@ extension PostGISStore {
         if exact, before != nil {
             rows = try connection.query("""
                 WITH moved AS (UPDATE \(relation) AS o SET \(g) = ST_Translate(o.\(g), $1, $2)\(setAnchors) WHERE \(condition) RETURNING o.\(key) AS fid)
-                INSERT INTO annolink.journal_move_rows (entry_id, table_name, fid, before) SELECT $3, $4, fid, NULL FROM moved
-                """, parameters).affectedRows
+                INSERT INTO annolink.journal_move_keys (entry_id, table_name, fids) SELECT $3, $4, coalesce(array_agg(fid), '{}') FROM moved
+                RETURNING cardinality(fids)
+                """, parameters).scalar?.integerValue.map(Int.init) ?? 0
         } else {
             let anchorsBack = anchors ? """
                  AND (o."AnchorX" + $1) - $1 IS NOT DISTINCT FROM o."AnchorX" AND (o."AnchorY" + $2) - $2 IS NOT DISTINCT FROM o."AnchorY"
@@ -138,7 +141,7 @@ extension PostGISStore {
     private func writtenXid(_ relation: String, key: String, entry: Int64, tableName: String) throws -> Int64? {
         try connection.query("""
             SELECT u.xmin::text::int8 FROM \(relation) AS u WHERE u.\(key) =
-              (SELECT fid FROM annolink.journal_move_rows WHERE entry_id = $1 AND table_name = $2 LIMIT 1)
+              (SELECT fid FROM annolink.journal_moved_rows WHERE entry_id = $1 AND table_name = $2 LIMIT 1)
             """, [.int8(entry), .text(tableName)]).scalar?.integerValue
     }
 
@@ -183,6 +186,23 @@ extension PostGISStore {
           PRIMARY KEY (entry_id, table_name, fid));
         """
 
+    /// The moved keys of a move that keeps no row image (the fast path), one array per table:
+    /// a million keys as rows of `journal_move_rows` cost more than the move itself (a
+    /// primary-key entry and a foreign-key check each). `journal_moved_rows` reads both kinds
+    /// as rows. Added after `PostGISJournal.xidDDL`, which gives `journal_move_rows` its last column.
+    static let keysDDL = """
+        CREATE TABLE IF NOT EXISTS annolink.journal_move_keys (
+          entry_id bigint NOT NULL REFERENCES annolink.journal (id) ON DELETE CASCADE,
+          table_name text NOT NULL,
+          fids bigint[] NOT NULL,
+          PRIMARY KEY (entry_id, table_name));
+        CREATE OR REPLACE VIEW annolink.journal_moved_rows AS
+          SELECT entry_id, table_name, fid, before, before_xmin FROM annolink.journal_move_rows
+          UNION ALL
+          SELECT k.entry_id, k.table_name, f.fid, NULL::text, NULL::bigint
+          FROM annolink.journal_move_keys k CROSS JOIN LATERAL unnest(k.fids) AS f(fid);
+        """
+
     /// Undoes (moves back by the vector, writing the kept before-images) or redoes a bulk move
     /// entry, inside the caller's transaction.
     ///
@@ -218,16 +238,16 @@ extension PostGISStore {
             // or are moved from it (redo), which gives exactly what the move gave.
             try connection.query("""
                 UPDATE \(qualified(table)) AS u SET \(g) = ST_Translate(u.\(g), $1, $2)\(anchors)
-                FROM annolink.journal_move_rows m WHERE m.entry_id = $3 AND m.table_name = $4 AND m.fid = u.\(pk) AND m.before IS NULL
+                FROM annolink.journal_moved_rows m WHERE m.entry_id = $3 AND m.table_name = $4 AND m.fid = u.\(pk) AND m.before IS NULL
                 """, [.float8(dx), .float8(dy), .int8(entry), .text(table.name)])
-            let kept = "SELECT fid, before FROM annolink.journal_move_rows WHERE entry_id = $1 AND table_name = $2 AND before IS NOT NULL"
+            let kept = "SELECT fid, before FROM annolink.journal_moved_rows WHERE entry_id = $1 AND table_name = $2 AND before IS NOT NULL"
             try connection.query("DELETE FROM \(qualified(table)) WHERE \(pk) IN (SELECT fid FROM (\(kept)) k)", [.int8(entry), .text(table.name)])
             try connection.query("INSERT INTO \(qualified(table)) SELECT ((k.before)::\(qualified(table))).* FROM (\(kept)) k",
                                  [.int8(entry), .text(table.name)])
             if action == .redo {
                 try connection.query("""
                     UPDATE \(qualified(table)) AS u SET \(g) = ST_Translate(u.\(g), $1, $2)\(anchors)
-                    FROM annolink.journal_move_rows m WHERE m.entry_id = $3 AND m.table_name = $4 AND m.fid = u.\(pk) AND m.before IS NOT NULL
+                    FROM annolink.journal_moved_rows m WHERE m.entry_id = $3 AND m.table_name = $4 AND m.fid = u.\(pk) AND m.before IS NOT NULL
                     """, [.float8(dx), .float8(dy), .int8(entry), .text(table.name)])
             }
             let now = try writtenXid(qualified(table), key: pk, entry: entry, tableName: table.name)
@@ -246,6 +266,10 @@ extension PostGISStore {
                                  before: Int64?) throws -> (fid: Int64, gone: Bool)? {
         let pk = quoteIdentifier(table.primaryKey)
         let x = "u.xmin::text::int8"
+        // A row whose `xmin` is another move's `written_xid` for this table was written by that
+        // move's latest action, which wrote only that move's rows here: so it is one of them,
+        // and its keys need no lookup (they may be one array, `journal_move_keys`, where a
+        // lookup per row would scan them all); only a kept row's own `before_xmin` is read.
         // Undo: the rows must be as the move (or its latest redo) left them — the xmins in `a`.
         // The undo of a later edit (all later ones are undone) that had read a row with one of
         // those put it back so. Redo: the rows must be as the undo left them, which is as this
@@ -256,7 +280,7 @@ extension PostGISStore {
               WHERE j.id > $1 AND j.state = 'undone' AND \(x) = ANY(j.undo_xids) AND r.table_name = $2 AND r.fid = m.fid
                 AND r.before_xmin = ANY(a.xids))
             AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_moves v ON v.entry_id = j.id
-              JOIN annolink.journal_move_rows n ON n.entry_id = j.id AND n.table_name = v.table_name AND n.fid = m.fid
+              LEFT JOIN annolink.journal_move_rows n ON n.entry_id = j.id AND n.table_name = v.table_name AND n.fid = m.fid
               WHERE j.id > $1 AND j.state = 'undone' AND v.table_name = $2 AND \(x) = v.written_xid
                 AND coalesce(n.before_xmin, v.before_xid) = ANY(a.xids))
             """ : """
@@ -264,14 +288,13 @@ extension PostGISStore {
               WHERE j.id < $1 AND j.state = 'done' AND \(x) = ANY(j.redo_xids) AND r.table_name = $2 AND r.fid = m.fid
                 AND (coalesce(m.before_xmin, $4) = r.after_xmin OR coalesce(m.before_xmin, $4) = ANY(j.redo_xids)))
             AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_moves v ON v.entry_id = j.id
-              JOIN annolink.journal_move_rows n ON n.entry_id = j.id AND n.table_name = v.table_name AND n.fid = m.fid
               WHERE j.id < $1 AND j.state = 'done' AND v.table_name = $2 AND \(x) = v.written_xid
                 AND (coalesce(m.before_xmin, $4) = v.created_xid OR coalesce(m.before_xmin, $4) = ANY(j.redo_xids)))
             """
         let row = try connection.query("""
             WITH a AS (SELECT array_append(j0.redo_xids, v0.created_xid) AS xids FROM annolink.journal j0
                        JOIN annolink.journal_moves v0 ON v0.entry_id = j0.id WHERE j0.id = $1 AND v0.table_name = $2)
-            SELECT m.fid, u.\(pk) IS NULL FROM a, annolink.journal_move_rows m LEFT JOIN \(qualified(table)) AS u ON u.\(pk) = m.fid
+            SELECT m.fid, u.\(pk) IS NULL FROM a, annolink.journal_moved_rows m LEFT JOIN \(qualified(table)) AS u ON u.\(pk) = m.fid
             WHERE m.entry_id = $1 AND m.table_name = $2 AND (u.\(pk) IS NULL OR \(x) <> $3)
             \(excused)
             ORDER BY m.fid LIMIT 1
