@@ -124,7 +124,7 @@ extension DataSetCopy {
                       font_size, horizontal_alignment, vertical_alignment, reference_scale, placement, placement_offset, placement_parameters,
                       auto_create, update_on_shape_change)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, c.map(sqlValue))
+                    """, c.map(PostGISStore.sqlValue))
                 summary.annotationClasses += 1
             }
             summary.layerStyles = try copyStyles(from: connection, into: package, tables: copied)
@@ -219,7 +219,7 @@ extension DataSetCopy {
                         throw StoreError.corruptGeometry(table: table.name, fid: fid, reason: "\(error)")
                     }
                 } else {
-                    converted = sqlValue(value)
+                    converted = PostGISStore.sqlValue(value)
                 }
                 try insert.bind(converted, at: index + 1)
             }
@@ -229,19 +229,6 @@ extension DataSetCopy {
         }
         progress(CopyProgress(table: table.name, rows: done, totalRows: total))
         return done
-    }
-
-    /// A PostgreSQL value as SQLite stores it: integers and booleans as integers, floats as
-    /// reals, text as text, bytea (and any other binary value) as a blob.
-    static func sqlValue(_ value: PostgreSQLValue) -> SQLValue {
-        switch value {
-        case .null: .null
-        case .bool(let b): .integer(b ? 1 : 0)
-        case .int2, .int4, .int8: .integer(value.integerValue ?? 0)
-        case .float4, .float8: .real(value.doubleValue ?? 0)
-        case .text(let s): .text(s)
-        case .bytea(let b), .binary(_, let b): .blob(b)
-        }
     }
 
     /// Copies `annolink.layer_styles` rows of the copied tables into `layer_styles`, ids kept,
@@ -257,13 +244,13 @@ extension DataSetCopy {
             try package.connection.run("""
                 INSERT INTO layer_styles (id, f_table_catalog, f_table_schema, f_table_name, f_geometry_column, styleName, styleQML, styleSLD,
                   useAsDefault, description, owner, ui, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, row.map(sqlValue))
+                """, row.map(PostGISStore.sqlValue))
         }
         if let contents = try connection.query("""
             SELECT identifier, description, last_change FROM annolink.contents WHERE table_name = $1
             """, [.text(GeoPackage.layerStylesTable)]).rows.first {
             try package.connection.run("UPDATE gpkg_contents SET identifier = ?, description = ?, last_change = ? WHERE table_name = ?",
-                                       contents.map(sqlValue) + [.text(GeoPackage.layerStylesTable)])
+                                       contents.map(PostGISStore.sqlValue) + [.text(GeoPackage.layerStylesTable)])
         }
         return rows.count
     }

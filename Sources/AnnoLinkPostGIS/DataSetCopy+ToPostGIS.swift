@@ -122,17 +122,7 @@ public enum DataSetCopy {
 
         let copied = Set(tables.map(\.name))
         for c in try package.annotationClasses() where copied.contains(c.annotationTable) {
-            try connection.query("""
-                INSERT INTO annolink.annotation_classes (annotation_table, class_id, name, origin_table, where_clause, expression, font_name,
-                  font_size, horizontal_alignment, vertical_alignment, reference_scale, placement, placement_offset, placement_parameters,
-                  auto_create, update_on_shape_change)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-                """, [.text(c.annotationTable), .int8(c.classID), .text(c.name), .text(c.originTable), PostgreSQLValue(c.whereClause),
-                      .text(c.expression), .text(c.fontName), .float8(c.fontSize), .int4(Int32(c.horizontalAlignment)),
-                      .int4(Int32(c.verticalAlignment)), .float8(c.referenceScale), .text(c.placement.rawValue),
-                      .float8(c.placementOffset),
-                      PostgreSQLValue(c.placementParameters), .bool(c.autoCreate), .bool(c.updateOnShapeChange),
-                ])
+            try PostGISLayout.insertAnnotationClass(c, on: connection)
             summary.annotationClasses += 1
         }
         if hasStyles {

@@ -128,7 +128,9 @@ public final class PostGISStore: FeatureStore {
     /// `schema.table`, quoted.
     func qualified(_ table: FeatureTable) -> String { PostGISLayout.qualified(table.name) }
 
-    /// A value read from PostgreSQL as the GeoPackage layout holds it: booleans as 0 and 1.
+    /// A value read from PostgreSQL as the GeoPackage layout (SQLite) holds it: integers and
+    /// booleans as integers (0 and 1), floats as reals, text as text, bytea and any other
+    /// binary value as a blob. The store's reads and `annolink copy` to a GeoPackage use it.
     static func sqlValue(_ value: PostgreSQLValue) -> SQLValue {
         switch value {
         case .null: .null
