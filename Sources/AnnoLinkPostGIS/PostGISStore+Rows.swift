@@ -212,6 +212,17 @@ extension PostGISStore {
         return made
     }
 
+    /// Appends `column = $n` for each of `attributes` (by name) to `assignments`, its value to
+    /// `values`. Throws `StoreError.unknownColumn`.
+    static func assign(_ attributes: [String: SQLValue], of table: FeatureTable, to assignments: inout [String],
+                       values: inout [PostgreSQLValue]) throws {
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
+            values.append(parameter(value, for: column))
+            assignments.append("\(quoteIdentifier(column.name)) = $\(values.count)")
+        }
+    }
+
     public func updateFeature(_ table: FeatureTable, fid: Int64, geometry: Geometry?, attributes: [String: SQLValue]) throws {
         try flush(table.name)
         var assignments: [String] = [], values: [PostgreSQLValue] = []
@@ -219,11 +230,7 @@ extension PostGISStore {
             values.append(try parameter(geometry, for: table))
             assignments.append("\(quoteIdentifier(table.geometryColumn)) = $\(values.count)")
         }
-        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
-            values.append(Self.parameter(value, for: column))
-            assignments.append("\(quoteIdentifier(column.name)) = $\(values.count)")
-        }
+        try Self.assign(attributes, of: table, to: &assignments, values: &values)
         guard !assignments.isEmpty else { return }
         try lockAndRecord(table, fid: fid)
         values.append(.int8(fid))
@@ -251,11 +258,7 @@ extension PostGISStore {
     public func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws {
         try flush(table.name)
         var assignments: [String] = [], values: [PostgreSQLValue] = []
-        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            guard let column = table.column(name) else { throw StoreError.unknownColumn(table: table.name, column: name) }
-            values.append(Self.parameter(value, for: column))
-            assignments.append("\(quoteIdentifier(column.name)) = $\(values.count)")
-        }
+        try Self.assign(attributes, of: table, to: &assignments, values: &values)
         guard !assignments.isEmpty, !fids.isEmpty else { return }
         try lockFeatures(table, fids: fids)
         let pk = quoteIdentifier(table.primaryKey)
