@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A new file written under a temporary name in its destination's folder and given its name
 /// only when it is complete, so that an interrupted `sample` or `import` (an error, Ctrl-C, a
@@ -30,8 +31,8 @@ public enum NewFile {
         guard replacing || !FileManager.default.fileExists(atPath: path) else { throw StoreError.fileExists(path: path) }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).annolink-\(getpid()).tmp").path
         removeDatabase(temporary)
-        InterruptCleanup.arm(temporary)
-        defer { InterruptCleanup.disarm() }
+        let cleanup = InterruptCleanup.arm(temporary)
+        defer { InterruptCleanup.disarm(cleanup) }
         do {
             let result = try body(temporary)
             if replacing {
@@ -63,46 +64,83 @@ public enum NewFile {
     }
 }
 
-/// Removes the temporary file of a `NewFile.write` when a signal stops the process: the paths
-/// are kept as C strings made before the signal can come, and the handler only calls
-/// `unlink`, which is safe in a signal handler, then dies of the signal as it would have.
+/// Removes the temporary files of the `NewFile.write`s in progress when a signal stops the
+/// process. The handler may come at any moment on any thread, so it touches only memory made
+/// before it can come and never freed: a fixed table of path buffers, one row per write in
+/// progress, and one atomic word saying which rows are in use. It only calls `unlink`, which is
+/// safe in a signal handler, then dies of the signal as it would have.
+///
+/// Several writes may be in progress at once in one process (the tests build files on many
+/// threads): each takes its own row, and the handlers are installed by the first and restored by
+/// the last. A write that finds all rows taken goes on without cleanup on a signal.
 enum InterruptCleanup {
     private static let suffixes = NewFile.databaseSuffixes
-    private static let count = suffixes.count
-    nonisolated(unsafe) private static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
-        let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: count)
-        paths.initialize(repeating: nil, count: count)
+    private static let rows = 64
+    private static let pathCapacity = Int(PATH_MAX) + 16
+    /// `rows × suffixes` buffers of `pathCapacity` bytes each.
+    nonisolated(unsafe) private static let paths: UnsafeMutablePointer<CChar> = {
+        let paths = UnsafeMutablePointer<CChar>.allocate(capacity: rows * suffixes.count * pathCapacity)
+        paths.initialize(repeating: 0, count: rows * suffixes.count * pathCapacity)
         return paths
     }()
+    /// Bit `r` set: row `r`'s paths are complete and belong to a write in progress.
+    private static let inUse = Atomic<UInt64>(0)
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
-    /// The signals whose handler `arm` replaced (not those ignored, as under `nohup`).
-    nonisolated(unsafe) private static var armed: [Int32] = []
+    /// The writes in progress and the signals whose handler the first of them replaced (not those
+    /// ignored, as under `nohup`).
+    private static let installed = Mutex<(writes: Int, signals: [Int32])>((0, []))
 
-    static func arm(_ temporary: String) {
-        for (i, suffix) in suffixes.enumerated() { paths[i] = strdup(temporary + suffix) }
-        armed = []
+    private static func path(row: Int, suffix: Int) -> UnsafeMutablePointer<CChar> {
+        paths + (row * suffixes.count + suffix) * pathCapacity
+    }
+
+    /// Registers `temporary` for removal on a signal; returns the row to give to `disarm`.
+    static func arm(_ temporary: String) -> Int? {
+        installed.withLock { state in
+            if state.writes == 0 { state.signals = install() }
+            state.writes += 1
+            let free = (0..<rows).first { inUse.load(ordering: .relaxed) & (1 << UInt64($0)) == 0 }
+            guard let row = free, temporary.utf8.count + 16 < pathCapacity else { return nil }
+            for (i, suffix) in suffixes.enumerated() {
+                _ = (temporary + suffix).withCString { strcpy(path(row: row, suffix: i), $0) }
+            }
+            inUse.bitwiseOr(1 << UInt64(row), ordering: .releasing)
+            return row
+        }
+    }
+
+    static func disarm(_ row: Int?) {
+        installed.withLock { state in
+            if let row { inUse.bitwiseAnd(~(1 << UInt64(row)), ordering: .releasing) }
+            state.writes -= 1
+            if state.writes == 0 {
+                for number in state.signals { signal(number, SIG_DFL) }
+                state.signals = []
+            }
+        }
+    }
+
+    private static func install() -> [Int32] {
+        var replaced: [Int32] = []
         for number in signals {
             let previous = signal(number) { received in
-                for i in 0..<InterruptCleanup.count { if let path = InterruptCleanup.paths[i] { unlink(path) } }
+                let rows = InterruptCleanup.inUse.load(ordering: .acquiring)
+                for row in 0..<InterruptCleanup.rows where rows & (1 << UInt64(row)) != 0 {
+                    for suffix in 0..<InterruptCleanup.suffixes.count {
+                        unlink(InterruptCleanup.path(row: row, suffix: suffix))
+                    }
+                }
                 signal(received, SIG_DFL)
                 raise(received)
             }
             // A signal the caller chose to ignore stays ignored.
-            if address(previous) == address(SIG_IGN) { signal(number, SIG_IGN) } else { armed.append(number) }
+            if address(previous) == address(SIG_IGN) { signal(number, SIG_IGN) } else { replaced.append(number) }
         }
+        return replaced
     }
 
     private static func address(_ handler: (@convention(c) (Int32) -> Void)?) -> Int {
         handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
-    }
-
-    static func disarm() {
-        for number in armed { signal(number, SIG_DFL) }
-        armed = []
-        for i in 0..<count {
-            free(paths[i])
-            paths[i] = nil
-        }
     }
 }
 
