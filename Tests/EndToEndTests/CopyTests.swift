@@ -114,6 +114,33 @@ import Testing
         #expect(try database.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'annolink'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
+    /// PostgreSQL would cut a longer name to 63 bytes without a word (two names could become
+    /// one): the copy refuses it by name before writing anything, and a name of exactly 63 bytes
+    /// goes there and comes back whole.
+    @Test func namesLongerThanPostgreSQLKeepsAreRefused() throws {
+        guard let original = try Harness.importLoudoun(), Harness.hasGDAL else { return }
+        let fits = String(repeating: "é", count: 30) + "abc"
+        let tooLong = fits + "d"
+        try Harness.gdalSQL(original, "ALTER TABLE ParcelLines_1 RENAME COLUMN LEFT_FID TO \"\(tooLong)\"")
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        let failed = try Harness.annolink("copy", original, database.connectionString)
+        #expect(failed.status == 65)
+        #expect(failed.stderr == "error: '\(tooLong)' (in table 'ParcelLines_1') is longer than PostgreSQL's 63-byte names; rename it first\n", "\(failed.stderr)")
+        #expect(try database.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'annolink'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+
+        try Harness.gdalSQL(original, "ALTER TABLE ParcelLines_1 RENAME COLUMN \"\(tooLong)\" TO \"\(fits)\"")
+        let copied = try Harness.annolink("copy", original, database.connectionString)
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(try database.psql("""
+            SELECT count(*) FROM information_schema.columns WHERE table_name = 'ParcelLines_1' AND column_name = '\(fits)'
+            """).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        let back = URL(fileURLWithPath: original).deletingLastPathComponent().appendingPathComponent("back.gpkg").path
+        #expect(try Harness.annolink("copy", database.connectionString, back).status == 0)
+        let values = "SELECT count(\"\(fits)\"), total(\"\(fits)\") FROM ParcelLines_1"
+        #expect(try Harness.sqlite(back, values) == Harness.sqlite(original, values))
+    }
+
     @Test func aGeometryThatCannotComeBackLeavesNoFile() throws {
         guard let original = try Harness.importLoudoun() else { return }
         let database = try PostgresTestDatabase()

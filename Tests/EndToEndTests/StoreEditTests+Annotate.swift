@@ -189,6 +189,28 @@ extension StoreEditTests {
         #expect(geoPackage.allSatisfy { $0.hasPrefix("65 ") || $0.hasPrefix("64 ") }, "\(geoPackage)")
     }
 
+    @Test("annotate --into a name longer than PostgreSQL's 63 bytes: refused on PostGIS naming the limit, nothing written; 63 bytes is made whole")
+    func annotateIntoALongName() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let before = try data.snapshot()
+        // Multi-byte characters: the limit is in bytes, not characters (31 × 2 + 1 = 63, + 2 = 65).
+        let fits = String(repeating: "ä", count: 31) + "a"
+        let tooLong = String(repeating: "ä", count: 32) + "a"
+        let labels = ["--origin", "Loudoun_Address_Points_1", "--expression", "$feature.ST_STR_NAM", "--placement", "point", "--where", "AD_ADDRESS > 40000"]
+        let refused = try Harness.annolink(["annotate", data.target, "--into", tooLong] + labels)
+        #expect(refused.status == 65, "\(refused.stdout)")
+        #expect(refused.stderr == "error: '\(tooLong)' is longer than PostgreSQL's 63-byte names; choose a shorter name\n", "\(refused.stderr)")
+        #expect(try data.snapshot() == before)
+        #expect(try data.query("SELECT count(*) FROM annolink.annotation_tables WHERE table_name LIKE 'ä%'") == "0")
+        let made = try Harness.annolink(["annotate", data.target, "--into", fits] + labels)
+        #expect(made.status == 0, "\(made.stderr)")
+        // The table has the whole name (not cut by PostgreSQL) and holds the labels.
+        #expect(try data.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = '\(fits)'") == "1")
+        #expect(try data.query("SELECT count(*) > 0 FROM \"\(fits)\"") == "t")
+        #expect(try Harness.annolink("check", data.target).status == 0)
+    }
+
     @Test("sketch on both stores: a tapped point dragged and a new two-point parcel line saved through the edit service; the same output and rows, undo gives every row back")
     func sketchSame() throws {
         var outputs: [EditedStore: String] = [:], dumps: [EditedStore: String] = [:]
