@@ -161,22 +161,26 @@ extension EditService {
         try checkFinite(selection)
         let isAnnotationTable = try store.annotationTableNames().contains { $0.lowercased() == table.name.lowercased() }
         guard let package = store as? GeoPackage else {
-            // A batch of features at a time: locked together, and (unless their values before
-            // are listed) written by one `updateFeatures`; then each one's annotation.
+            // A batch of features at a time: locked together, read (when their values before are
+            // listed), written by one `updateFeatures` and read again with their annotation
+            // (`AnnotationEngine.reads`); then each one's annotation.
+            var before: [Int64: Feature] = [:]
+            var reads: RegenerationReads?
             return try oneByOne(table, selection: selection, summary: { "set \(fields.joined(separator: ", ")) of \($0) features of \(table.name)" },
                                 command: command, into: result, progress: progress, batch: { fids in
                 try store.lockFeatures(table, fids: fids)
-                if !reportChanges { try store.updateFeatures(table, fids: fids, attributes: parsed) }
+                if reportChanges { before = try store.features(table, fids: fids) }
+                try store.updateFeatures(table, fids: fids, attributes: parsed)
+                if !isAnnotationTable { reads = try annotation.reads(originTable: table.name, fids: fids, features: true) }
             }) { fid, change in
                 if reportChanges {
-                    let before = try store.feature(table, fid: fid)
-                    try store.updateFeature(table, fid: fid, geometry: nil, attributes: parsed)
+                    guard let before = before[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
                     change.fields = fields.map { EditResult.FieldChange(name: $0, old: before.attributes[$0] ?? .null, new: parsed[$0]!) }
                 }
                 if isAnnotationTable {
                     try annotationEditedByHand(table, fid: fid, fields: Set(fields))
                 } else {
-                    change.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
+                    change.annotation = try regenerate(table, fid: fid, previousGeometry: nil, reads: reads)
                 }
             } finish: {
                 for name in Set(try annotation.classes(labelling: table.name).map(\.definition.annotationTable)) {
@@ -243,14 +247,16 @@ extension EditService {
             // A batch of features at a time, locked and deleted by one `deleteFeatures`; then
             // each one's annotation.
             var deleted: [Int64: Feature] = [:]
+            var reads: RegenerationReads?
             return try oneByOne(table, selection: selection, summary: { "delete \($0) features of \(table.name)" }, command: command,
                                 into: result, progress: progress, batch: { fids in
                 try store.lockFeatures(table, fids: fids)
                 deleted = try store.deleteFeatures(table, fids: fids)
+                reads = try annotation.reads(originTable: table.name, fids: fids, features: false)
             }) { fid, change in
                 guard let before = deleted[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
                 change = EditResult(kind: .delete, table: table.name, fid: fid, oldGeometry: before.geometry)
-                change.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, deleted: true)
+                change.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, deleted: true, reads: reads)
             } finish: {
                 try geometryChanged(table)
             }

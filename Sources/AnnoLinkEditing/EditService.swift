@@ -106,12 +106,21 @@ public final class EditService {
     }
 
     /// Regenerates the annotation of feature `fid` after an edit; with a `translation` (the
-    /// edit moved the feature by that vector) its annotation is carried rigidly.
+    /// edit moved the feature by that vector) its annotation is carried rigidly. `reads`: what
+    /// that reads of the feature, read with others of a bulk edit's batch after they were written.
     func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false,
-                    translation: (dx: Double, dy: Double)? = nil) throws -> [AnnotationChange] {
-        let feature = deleted ? nil : try store.feature(table, fid: fid)
+                    translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil) throws -> [AnnotationChange] {
+        var feature: Feature?
+        if !deleted {
+            if let reads {
+                guard let read = reads.features[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
+                feature = read
+            } else {
+                feature = try store.feature(table, fid: fid)
+            }
+        }
         return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew,
-                                         translation: translation)
+                                         translation: translation, reads: reads)
     }
 
     /// Every geometry column write refreshes the table's extent in `gpkg_contents`.

@@ -102,7 +102,7 @@ extension PostGISStore {
         let pk = quoteIdentifier(table.primaryKey)
         let rows = try connection.query(
             "SELECT u.\(pk), u::text, \(Self.xmin) FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::int8[]) ORDER BY u.\(pk) FOR UPDATE",
-            [.text("{" + wanted.map(String.init).joined(separator: ",") + "}")]
+            [.text(Self.array(wanted))]
         ).rows
         for row in rows {
             guard let fid = row[0].integerValue else { continue }
@@ -169,6 +169,26 @@ extension PostGISStore {
         guard let row = try connection.query(sql, [.int8(fid)]).rows.first else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
         if let recording { recording.before(.init(table: table.name, fid: fid), row[row.count - 2].textValue, xmin: row.last?.integerValue) }
         return try feature(from: row, table, attributes)
+    }
+
+    /// In one statement; inside an edit the rows are locked (`FOR UPDATE`, in fid order) and
+    /// their images taken in the same read, as `feature(_:fid:)` does for one.
+    public func features(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
+        try flush(table.name)
+        guard !fids.isEmpty else { return [:] }
+        let attributes = table.attributeColumns
+        let pk = quoteIdentifier(table.primaryKey)
+        var sql = "SELECT \(selectList(table, attributes))"
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
+        sql += " FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::text::int8[]) ORDER BY u.\(pk)"
+        if recording != nil { sql += " FOR UPDATE" }
+        var found: [Int64: Feature] = [:]
+        for row in try connection.query(sql, [.text(Self.array(fids))]).rows {
+            let feature = try feature(from: row, table, attributes)
+            if let recording { recording.before(.init(table: table.name, fid: feature.fid), row[row.count - 2].textValue, xmin: row.last?.integerValue) }
+            found[feature.fid] = feature
+        }
+        return found
     }
 
     public func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?,
@@ -342,6 +362,27 @@ extension PostGISStore {
             }
             return row
         }
+    }
+
+    /// In one statement, locked and recorded inside an edit as `annotationRows(_:featureID:)`.
+    public func annotationRows(_ table: FeatureTable, featureIDs: [Int64]) throws -> [Int64: [AnnotationRow]] {
+        if let pending = recording?.pendingFeatureIDs[table.name], featureIDs.contains(where: pending.contains) { try flush(table.name) }
+        guard !featureIDs.isEmpty else { return [:] }
+        var sql = "SELECT \(annotationSelectList)"
+        if recording != nil { sql += ", u::text, \(Self.xmin)" }
+        sql += " FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = ANY($1::text::int8[]) ORDER BY u.fid"
+        if recording != nil { sql += " FOR UPDATE" }
+        var found: [Int64: [AnnotationRow]] = [:]
+        for r in try connection.query(sql, [.text(Self.array(featureIDs))]).rows {
+            let row = try annotationRow(from: r, table: table, footprintProblem: nil)
+            guard let featureID = row.featureID else { continue }
+            if let recording, let fid = row.fid {
+                recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
+                recording.featureIDs[.init(table: table.name, fid: fid)] = featureID
+            }
+            found[featureID, default: []].append(row)
+        }
+        return found
     }
 
     public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {

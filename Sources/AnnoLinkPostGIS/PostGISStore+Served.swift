@@ -34,7 +34,7 @@ extension PostGISStore {
         if let condition = filter.condition { parts.append(condition.sql) }
         if let fids = filter.fids {
             // One text parameter read as an array: the list never becomes SQL text.
-            parameters.append(.text("{" + fids.map(String.init).joined(separator: ",") + "}"))
+            parameters.append(.text(Self.array(fids)))
             parts.append("u.\(quoteIdentifier(table.primaryKey)) = ANY($\(parameters.count)::text::bigint[])")
         }
         if let e = filter.envelope {

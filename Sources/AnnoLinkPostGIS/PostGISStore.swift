@@ -123,6 +123,16 @@ public final class PostGISStore: FeatureStore {
             [.int8(fid)]).scalar?.integerValue == 1
     }
 
+    /// In one statement.
+    public func fids(of table: FeatureTable, among fids: [Int64], meeting condition: SQLCondition) throws -> Set<Int64> {
+        try flush(table.name)
+        guard !fids.isEmpty else { return [] }
+        let pk = quoteIdentifier(table.primaryKey)
+        return Set(try connection.query(
+            "SELECT \(pk) FROM \(qualified(table)) WHERE \(pk) = ANY($1::text::int8[]) AND \(condition.sql)", [.text(Self.array(fids))]
+        ).rows.compactMap { $0[0].integerValue })
+    }
+
     // MARK: Values
 
     /// `schema.table`, quoted.

@@ -25,6 +25,9 @@ public struct RegenerationSummary: Hashable, Sendable, Codable {
 }
 
 extension AnnotationEngine {
+    /// Features whose rows `regenerateAll` reads at once (`reads(originTable:fids:features:)`).
+    public static let readBatch = 512
+
     /// Creates the annotation of every feature `compiled`'s class selects, for a class whose
     /// annotation table holds no rows of it yet. Streams the origin table; the caller runs it
     /// in a transaction and refreshes the table's extent afterwards (`refreshContents`), once
@@ -73,13 +76,18 @@ extension AnnotationEngine {
             let table = try store.featureTable(origin)
             var fids: [Int64] = []
             try store.forEachFeature(table, matching: nil, fields: []) { fids.append($0.fid) }
-            for fid in fids {
-                let feature = try store.feature(table, fid: fid)
-                let changes = try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false)
-                summary.add(changes)
-                if let changed { changes.forEach(changed) }
-                summary.features += 1
-                if summary.features % 1024 == 0 { progress(summary.features) }
+            // A batch of features read at a time (`reads`), then each one regenerated.
+            for start in stride(from: 0, to: fids.count, by: Self.readBatch) {
+                let batch = Array(fids[start..<min(start + Self.readBatch, fids.count)])
+                let reads = try reads(originTable: table.name, fids: batch, features: true)
+                for fid in batch {
+                    guard let feature = reads.features[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
+                    let changes = try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false, reads: reads)
+                    summary.add(changes)
+                    if let changed { changes.forEach(changed) }
+                    summary.features += 1
+                    if summary.features % 1024 == 0 { progress(summary.features) }
+                }
             }
         }
         for name in Set(try store.annotationClasses().map(\.annotationTable)) { try store.refreshExtent(of: store.featureTable(name)) }

@@ -156,8 +156,21 @@ public final class AnnotationEngine {
     public func selects(_ compiled: CompiledClass, fid: Int64) throws -> Bool {
         guard let condition = compiled.condition else { return true }
         let origin = try store.featureTable(compiled.definition.originTable)
+        return try evaluatingWhereClause(of: compiled) { try store.feature(origin, fid: fid, meets: condition) }
+    }
+
+    /// Which of the features `fids` the class's where clause selects, in one read.
+    func selected(_ compiled: CompiledClass, among fids: [Int64]) throws -> Set<Int64> {
+        guard let condition = compiled.condition else { return Set(fids) }
+        let origin = try store.featureTable(compiled.definition.originTable)
+        return try evaluatingWhereClause(of: compiled) { try store.fids(of: origin, among: fids, meeting: condition) }
+    }
+
+    /// `body`, a read that evaluates the class's where clause, with the database's error in it
+    /// reported as the class's (`AnnotationError.whereClause`).
+    private func evaluatingWhereClause<T>(of compiled: CompiledClass, _ body: () throws -> T) throws -> T {
         do {
-            return try store.feature(origin, fid: fid, meets: condition)
+            return try body()
         } catch let error as SQLiteError {
             throw AnnotationError.whereClause(
                 annotationTable: compiled.definition.annotationTable, classID: compiled.definition.classID, message: error.message)
@@ -220,17 +233,20 @@ public final class AnnotationEngine {
     /// the edit (nil when it did not change or the feature is new); `translation`, when the new
     /// geometry is the previous one moved by that vector: the rows are then carried rigidly
     /// (`regenerated(_:for:previousGeometry:translation:_:)`).
+    ///
+    /// `reads`, when given, holds what this reads of the feature, read for many at once
+    /// (`reads(originTable:fids:features:)`) after the edit wrote them.
     public func regenerate(originTable: String, fid: Int64, feature: Feature?, previousGeometry: Geometry?, isNew: Bool,
-                           translation: (dx: Double, dy: Double)? = nil) throws -> [AnnotationChange] {
+                           translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil) throws -> [AnnotationChange] {
         var changes: [AnnotationChange] = []
         let compiled = try classes(labelling: originTable)
         let byTable = Dictionary(grouping: compiled) { $0.definition.annotationTable.lowercased() }
-        for (_, classes) in byTable.sorted(by: { $0.key < $1.key }) {
+        for (key, classes) in byTable.sorted(by: { $0.key < $1.key }) {
             let table = try store.featureTable(classes[0].definition.annotationTable)
-            var existing = try store.annotationRows(table, featureID: fid)
+            var existing = try reads?.rows[key].map { $0[fid] ?? [] } ?? store.annotationRows(table, featureID: fid)
             // A feature without geometry has nowhere to put a label, like a deleted one.
             let placeable = feature.flatMap { f in f.geometry.map { !$0.isEmpty } } ?? false
-            let selected = placeable ? try classes.filter { try selects($0, fid: fid) } : []
+            let selected = placeable ? try classes.filter { try reads?.selects($0, fid) ?? selects($0, fid: fid) } : []
             for compiledClass in selected {
                 let id = compiledClass.definition.classID
                 let index = existing.firstIndex { $0.classID == id }
@@ -264,11 +280,47 @@ public final class AnnotationEngine {
         return changes
     }
 
+    /// What `regenerate` reads of each of the features `fids` of `originTable`, read for all of
+    /// them at once: the features themselves (when `features`), their rows in each annotation
+    /// table and which classes select them — a few reads for the lot instead of a few per
+    /// feature, which a store with round trips (PostGIS) needs. Read after the edit wrote the
+    /// features; each feature's regeneration then changes only its own rows.
+    public func reads(originTable: String, fids: [Int64], features: Bool) throws -> RegenerationReads {
+        var reads = RegenerationReads()
+        if features { reads.features = try store.features(store.featureTable(originTable), fids: fids) }
+        let compiled = try classes(labelling: originTable)
+        for (key, classes) in Dictionary(grouping: compiled, by: { $0.definition.annotationTable.lowercased() }) {
+            reads.rows[key] = try store.annotationRows(store.featureTable(classes[0].definition.annotationTable), featureIDs: fids)
+        }
+        for compiledClass in compiled { reads.selected[RegenerationReads.key(compiledClass)] = try selected(compiledClass, among: fids) }
+        return reads
+    }
+
     private func change(_ kind: AnnotationChange.Kind, _ table: FeatureTable, _ old: AnnotationRow?, _ new: AnnotationRow?) -> AnnotationChange {
         AnnotationChange(
             kind: kind, annotationTable: table.name, annotationFid: (new ?? old)?.fid ?? 0, classID: (new ?? old)?.classID ?? 0,
             oldText: old?.text, newText: new?.text, oldAnchor: old?.anchor, newAnchor: new?.anchor,
             oldAngle: old?.angle, newAngle: new?.angle)
+    }
+}
+
+/// What `AnnotationEngine.regenerate` reads of each of many features, read for all of them at
+/// once (`AnnotationEngine.reads(originTable:fids:features:)`).
+public struct RegenerationReads {
+    /// The features read, by fid (empty when they were not asked for).
+    public fileprivate(set) var features: [Int64: Feature] = [:]
+    /// By annotation table (lowercased), each feature's rows.
+    fileprivate var rows: [String: [Int64: [AnnotationRow]]] = [:]
+    /// By class, the features its where clause selects.
+    fileprivate var selected: [String: Set<Int64>] = [:]
+
+    fileprivate static func key(_ compiled: CompiledClass) -> String {
+        "\(compiled.definition.annotationTable.lowercased())#\(compiled.definition.classID)"
+    }
+
+    /// Whether `compiled` selects feature `fid`, nil when the class was not read.
+    fileprivate func selects(_ compiled: CompiledClass, _ fid: Int64) -> Bool? {
+        selected[Self.key(compiled)].map { $0.contains(fid) }
     }
 }
 

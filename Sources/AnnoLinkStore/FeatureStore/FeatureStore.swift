@@ -35,10 +35,15 @@ public protocol FeatureStore: AnyObject {
     func checkedCondition(_ clause: String, on table: String) throws -> SQLCondition
     /// Whether `condition` (checked on `table`) selects feature `fid`.
     func feature(_ table: FeatureTable, fid: Int64, meets condition: SQLCondition) throws -> Bool
+    /// Which of the features `fids` `condition` (checked on `table`) selects: many at once.
+    func fids(of table: FeatureTable, among fids: [Int64], meeting condition: SQLCondition) throws -> Set<Int64>
 
     // MARK: Features
     /// Feature `fid`; inside an edit, the row that edit will write.
     func feature(_ table: FeatureTable, fid: Int64) throws -> Feature
+    /// The features `fids` names, by fid, as `feature(_:fid:)` reads each (fids that name no
+    /// feature are missing): many at once, where a store with round trips reads them in one.
+    func features(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature]
     /// Inside an edit, takes the features `fids` of `table` for this edit before it reads any of
     /// them, in fid order, so that two edits of several features each, named in opposite orders,
     /// wait for each other instead of deadlocking (a store with several writers locks the rows;
@@ -83,6 +88,9 @@ public protocol FeatureStore: AnyObject {
     // MARK: Annotation rows
     /// The annotation rows of `table` linked to feature `featureID`, in fid order.
     func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow]
+    /// The annotation rows of `table` linked to each of the features `featureIDs`, by feature,
+    /// as `annotationRows(_:featureID:)` reads them: many at once (features with none are missing).
+    func annotationRows(_ table: FeatureTable, featureIDs: [Int64]) throws -> [Int64: [AnnotationRow]]
     /// Annotation row `fid`; an unreadable footprint goes to `footprintProblem` when given.
     func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow
     func insertAnnotation(_ row: AnnotationRow, into table: FeatureTable) throws -> Int64
@@ -130,6 +138,34 @@ public protocol FeatureStore: AnyObject {
 }
 
 extension FeatureStore {
+    /// One `feature(_:fid:meets:)` per fid, for a store whose reads cost no round trip.
+    public func fids(of table: FeatureTable, among fids: [Int64], meeting condition: SQLCondition) throws -> Set<Int64> {
+        Set(try fids.filter { try feature(table, fid: $0, meets: condition) })
+    }
+
+    /// One `feature(_:fid:)` per fid, for a store whose reads cost no round trip.
+    public func features(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
+        var found: [Int64: Feature] = [:]
+        for fid in fids {
+            do {
+                found[fid] = try feature(table, fid: fid)
+            } catch StoreError.unknownFeature {
+                continue
+            }
+        }
+        return found
+    }
+
+    /// One `annotationRows(_:featureID:)` per feature, for a store whose reads cost no round trip.
+    public func annotationRows(_ table: FeatureTable, featureIDs: [Int64]) throws -> [Int64: [AnnotationRow]] {
+        var found: [Int64: [AnnotationRow]] = [:]
+        for featureID in featureIDs {
+            let rows = try annotationRows(table, featureID: featureID)
+            if !rows.isEmpty { found[featureID] = rows }
+        }
+        return found
+    }
+
     /// One `updateFeature` per fid, for a store without a set-based way.
     public func updateFeatures(_ table: FeatureTable, fids: [Int64], attributes: [String: SQLValue]) throws {
         for fid in fids { try updateFeature(table, fid: fid, geometry: nil, attributes: attributes) }
@@ -137,17 +173,8 @@ extension FeatureStore {
 
     /// One `feature` and `deleteFeature` per fid, for a store without a set-based way.
     public func deleteFeatures(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
-        var deleted: [Int64: Feature] = [:]
-        for fid in fids {
-            let found: Feature
-            do {
-                found = try feature(table, fid: fid)
-            } catch StoreError.unknownFeature {
-                continue
-            }
-            try deleteFeature(table, fid: fid)
-            deleted[fid] = found
-        }
+        let deleted = try features(table, fids: fids)
+        for fid in Set(fids).sorted() where deleted[fid] != nil { try deleteFeature(table, fid: fid) }
         return deleted
     }
 }
