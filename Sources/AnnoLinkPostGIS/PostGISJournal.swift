@@ -58,6 +58,16 @@ public final class PostGISJournal: EditJournal {
         ALTER TABLE annolink.journal_move_rows ADD COLUMN IF NOT EXISTS before_xmin bigint;
         """
 
+    /// A new entry marks the undone entries `discarded` rather than deleting them: a row the undo
+    /// of a discarded entry put back carries that undo's transaction id, and the undo of a bulk
+    /// move before it tells the journal's own write from another program's by the discarded
+    /// entry's `undo_xids` and the `xmin`s it had read (`PostGISStore.moveBack`). Discarded
+    /// entries are not listed, undone or redone. Added to a journal made before them.
+    static let discardedDDL = """
+        ALTER TABLE annolink.journal DROP CONSTRAINT IF EXISTS journal_state_check;
+        ALTER TABLE annolink.journal ADD CONSTRAINT journal_state_check CHECK (state IN ('done', 'undone', 'discarded'));
+        """
+
     /// The advisory lock key that serializes making the journal tables.
     static let ddlLock: Int64 = 0x616E_6E6F_6C6B
 
@@ -95,7 +105,7 @@ public final class PostGISJournal: EditJournal {
     /// returns its id.
     func beginEntry(command: String, summary: String, kind: JournalEntry.Kind, rowCount: Int, tables: [String]) throws -> Int64 {
         try makeTables()
-        try connection.execute("DELETE FROM annolink.journal WHERE state = 'undone'")
+        try connection.execute("UPDATE annolink.journal SET state = 'discarded' WHERE state = 'undone'")
         var distinct: [String] = []
         for t in tables where !distinct.contains(t) { distinct.append(t) }
         guard let id = try connection.query("""
@@ -117,23 +127,25 @@ public final class PostGISJournal: EditJournal {
         if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
             try connection.execute("SELECT pg_advisory_xact_lock(\(Self.ddlLock))")
             if try connection.query(Self.tablesMissing).scalar?.boolValue == true {
-                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL + Self.xidDDL + PostGISStore.keysDDL)
+                try connection.execute(Self.imagesDDL + PostGISStore.movesDDL + Self.xidDDL + PostGISStore.keysDDL + Self.discardedDDL)
             }
         }
         tablesKnown = true
     }
 
-    /// True when a table, column or view of the journal is missing (`keysDDL` adds the last).
+    /// True when a table, column, view or state of the journal is missing (`discardedDDL` adds the last).
     static let tablesMissing = """
         SELECT to_regclass('annolink.journal_moves') IS NULL OR to_regclass('annolink.journal_rows') IS NULL
             OR NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('annolink.journal_move_rows') AND attname = 'before_xmin')
             OR to_regclass('annolink.journal_moved_rows') IS NULL
+            OR NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass('annolink.journal') AND conname = 'journal_state_check'
+                           AND pg_get_constraintdef(oid) LIKE '%discarded%')
         """
 
     public func entries(limit: Int?) throws -> [JournalEntry] {
         try connection.query("""
-            SELECT id, time, command, summary, state, kind, row_count, tables, "user" FROM annolink.journal ORDER BY id DESC
-            \(limit.map { "LIMIT \($0)" } ?? "")
+            SELECT id, time, command, summary, state, kind, row_count, tables, "user" FROM annolink.journal
+            WHERE state <> 'discarded' ORDER BY id DESC \(limit.map { "LIMIT \($0)" } ?? "")
             """).rows.map(Self.entry)
     }
 

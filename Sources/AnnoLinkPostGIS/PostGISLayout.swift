@@ -101,7 +101,7 @@ public enum PostGISLayout {
           time text NOT NULL,
           command text NOT NULL,
           summary text NOT NULL,
-          state text NOT NULL CHECK (state IN ('done', 'undone')),
+          state text NOT NULL CONSTRAINT journal_state_check CHECK (state IN ('done', 'undone', 'discarded')),
           kind text NOT NULL,
           row_count bigint NOT NULL,
           tables text NOT NULL,

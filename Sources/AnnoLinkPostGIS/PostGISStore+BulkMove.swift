@@ -271,17 +271,17 @@ extension PostGISStore {
         // and its keys need no lookup (they may be one array, `journal_move_keys`, where a
         // lookup per row would scan them all); only a kept row's own `before_xmin` is read.
         // Undo: the rows must be as the move (or its latest redo) left them — the xmins in `a`.
-        // The undo of a later edit (all later ones are undone) that had read a row with one of
-        // those put it back so. Redo: the rows must be as the undo left them, which is as this
+        // The undo of a later edit (all later ones are undone, or discarded by a new edit since
+        // undone too) that had read a row with one of those put it back so. Redo: the rows must be as the undo left them, which is as this
         // move found them: the redo of an earlier edit whose result this move had read put a
         // row back so.
         let excused = action == .undo ? """
             AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_rows r ON r.entry_id = j.id
-              WHERE j.id > $1 AND j.state = 'undone' AND \(x) = ANY(j.undo_xids) AND r.table_name = $2 AND r.fid = m.fid
+              WHERE j.id > $1 AND j.state IN ('undone', 'discarded') AND \(x) = ANY(j.undo_xids) AND r.table_name = $2 AND r.fid = m.fid
                 AND r.before_xmin = ANY(a.xids))
             AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_moves v ON v.entry_id = j.id
               LEFT JOIN annolink.journal_move_rows n ON n.entry_id = j.id AND n.table_name = v.table_name AND n.fid = m.fid
-              WHERE j.id > $1 AND j.state = 'undone' AND v.table_name = $2 AND \(x) = v.written_xid
+              WHERE j.id > $1 AND j.state IN ('undone', 'discarded') AND v.table_name = $2 AND \(x) = v.written_xid
                 AND coalesce(n.before_xmin, v.before_xid) = ANY(a.xids))
             """ : """
             AND NOT EXISTS (SELECT 1 FROM annolink.journal j JOIN annolink.journal_rows r ON r.entry_id = j.id

@@ -350,6 +350,43 @@ struct StoreEditTests {
         #expect(try data.snapshot() == states.last)
     }
 
+    /// A row put back by the undo of an edit that a new edit then discarded carries that undo's
+    /// transaction id on PostGIS: the undo of the move before them must still know it as the
+    /// journal's own write (it once refused, "changed … outside the journal").
+    @Test("undo of a bulk move after an edit of a moved row was undone and then discarded by a new edit: not refused, every row exact",
+          arguments: EditedStore.allCases)
+    func moveUndoAfterADiscardedEdit(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let pristine = try data.snapshot()
+        let ten = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 10")
+        let twenty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let thirty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 30")
+        func run(_ arguments: String...) throws {
+            let result = try Harness.annolink(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        try run("translate", data.target, "ParcelLines_1", "--where", "FID <= \(twenty)", "--by", "10,20")
+        let moved = try data.snapshot()
+        // A moved line and its label written, the write undone, then a new edit elsewhere.
+        try run("set", data.target, "ParcelLines_1", ten, "LEFT_FID=4242")
+        try run("undo", data.target)
+        #expect(try data.snapshot() == moved)
+        try run("set", data.target, "ParcelLines_1", thirty, "LEFT_FID=4343")
+        try run("undo", data.target)
+        #expect(try data.snapshot() == moved)
+        try run("undo", data.target)
+        #expect(try data.snapshot() == pristine)
+        try run("redo", data.target)
+        #expect(try data.snapshot() == moved)
+        // The discarded edit is gone from the log and cannot be redone: the set of fid 30 is next.
+        let log = try Harness.annolink("log", data.target)
+        #expect(log.stdout.contains("LEFT_FID=4343") && !log.stdout.contains("LEFT_FID=4242"), "\(log.stdout)")
+        try run("redo", data.target)
+        #expect(try data.query("SELECT \"LEFT_FID\" FROM \"ParcelLines_1\" WHERE \"fid\" = \(thirty)") == "4343")
+        #expect(try data.query("SELECT \"LEFT_FID\" FROM \"ParcelLines_1\" WHERE \"fid\" = \(ten)") != "4242")
+    }
+
     /// The recorded extent of `table` and the extent of its rows (GeoPackage: the R-tree's).
     static func extents(_ data: EditedData, _ table: String) throws -> (recorded: [Double], rows: [Double]) {
         let recorded = data.store == .geoPackage
