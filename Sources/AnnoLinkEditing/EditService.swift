@@ -110,15 +110,7 @@ public final class EditService {
     /// that reads of the feature, read with others of a bulk edit's batch after they were written.
     func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false,
                     translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil) throws -> [AnnotationChange] {
-        var feature: Feature?
-        if !deleted {
-            if let reads {
-                guard let read = reads.features[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-                feature = read
-            } else {
-                feature = try store.feature(table, fid: fid)
-            }
-        }
+        let feature = deleted ? nil : try reads?.feature(fid, of: table.name) ?? store.feature(table, fid: fid)
         return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew,
                                          translation: translation, reads: reads)
     }

@@ -81,8 +81,8 @@ extension AnnotationEngine {
                 let batch = Array(fids[start..<min(start + Self.readBatch, fids.count)])
                 let reads = try reads(originTable: table.name, fids: batch, features: true)
                 for fid in batch {
-                    guard let feature = reads.features[fid] else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
-                    let changes = try regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: nil, isNew: false, reads: reads)
+                    let changes = try regenerate(originTable: table.name, fid: fid, feature: reads.feature(fid, of: table.name), previousGeometry: nil,
+                                                 isNew: false, reads: reads)
                     summary.add(changes)
                     if let changed { changes.forEach(changed) }
                     summary.features += 1

@@ -318,6 +318,14 @@ public struct RegenerationReads {
         "\(compiled.definition.annotationTable.lowercased())#\(compiled.definition.classID)"
     }
 
+    /// Feature `fid` of `table` as read.
+    ///
+    /// - Throws: `StoreError.unknownFeature` when there was none to read.
+    public func feature(_ fid: Int64, of table: String) throws -> Feature {
+        guard let feature = features[fid] else { throw StoreError.unknownFeature(table: table, fid: fid) }
+        return feature
+    }
+
     /// Whether `compiled` selects feature `fid`, nil when the class was not read.
     fileprivate func selects(_ compiled: CompiledClass, _ fid: Int64) -> Bool? {
         selected[Self.key(compiled)].map { $0.contains(fid) }
