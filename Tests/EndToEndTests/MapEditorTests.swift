@@ -93,6 +93,20 @@ struct MapEditorTests {
             return [l.lng, l.lat, Math.pow(2, -annolinkMap.getZoom())];""", label)
         d.save_screenshot(shot)
 
+        # Dates: shown as ISO 8601 in UTC, typed the same way; a day the calendar has not is
+        # refused on the page, and the field put back before the next step.
+        out["createdShown"] = form.find_element(By.NAME, "created_date").get_attribute("value")
+        edited = form.find_element(By.NAME, "last_edited_date")
+        edited.clear(); edited.send_keys("2026-12-01T10:20:30Z")
+        drawn_after(lambda: form.find_element(By.NAME, "update").click())
+        out["editedServed"] = get(service + "/0/query?objectIds=831&outFields=last_edited_date&returnGeometry=false&f=json")["features"][0]["attributes"]["last_edited_date"]
+        edited.clear(); edited.send_keys("2026-02-30")
+        form.find_element(By.NAME, "update").click()
+        wait.until(lambda d: d.find_element(By.ID, "errors").text.strip())
+        out["dateError"] = d.find_element(By.ID, "errors").text
+        d.find_element(By.CSS_SELECTOR, "#errors button").click()
+        edited.clear(); edited.send_keys("2026-12-01T10:20:30Z")
+
         # A value that is not a whole number is refused, and the refusal is shown.
         field.clear(); field.send_keys("12.5")
         form.find_element(By.NAME, "update").click()
@@ -160,6 +174,8 @@ struct MapEditorTests {
         defer { _ = server.stop() }
         let anno = "Loudoun_Address_PointsAnno_1"
         let before = try Harness.sqlite(path, "SELECT TextString, AnchorX, AnchorY FROM \(anno) WHERE FeatureID = 831").split(separator: "|")
+        // A creation date to show (Loudoun's are empty).
+        try Harness.gdalSQL(path, "UPDATE Loudoun_Address_Points_1 SET created_date = '2019-06-14T13:45:10.250Z' WHERE fid = 831")
         // Loudoun as imported has findings (stale placements of Esri's own labels); the edits add none.
         let checkBefore = try Harness.annolink("check", path).stdout
         let shot = try Harness.temporaryDirectory().appendingPathComponent("editor.png").path
@@ -188,6 +204,12 @@ struct MapEditorTests {
         #expect(abs(centre[0] - anchorX) <= 2 * centre[2], "label centre \(centre[0]) vs AnchorX \(anchorX)")
 
         #expect((seen["error"] as? String)?.contains("AD_ADDRESS: '12.5' is not a whole number") == true, "\(seen["error"] ?? "")")
+
+        // Dates as ISO 8601 in UTC both ways; the file holds the typed instant as GeoPackage writes one.
+        #expect(seen["createdShown"] as? String == "2019-06-14T13:45:10.250Z")
+        #expect(seen["editedServed"] as? Int == 1_796_120_430_000)
+        #expect(try Harness.sqlite(path, "SELECT last_edited_date FROM Loudoun_Address_Points_1 WHERE fid = 831") == "2026-12-01T10:20:30.000Z")
+        #expect((seen["dateError"] as? String)?.contains("last_edited_date: '2026-02-30' is not a date") == true, "\(seen["dateError"] ?? "")")
 
         // The point went where the tap was, and its label was placed again by its class's rules
         // (which put it about 1 ft from where Esri's import had it), so it moved by about the step.

@@ -673,7 +673,34 @@ enum MapPageAssets {
       }
 
       const numeric = ['esriFieldTypeInteger', 'esriFieldTypeSmallInteger', 'esriFieldTypeDouble', 'esriFieldTypeSingle'];
-      const editableTypes = numeric.concat(['esriFieldTypeString']);
+      const editableTypes = numeric.concat(['esriFieldTypeString', 'esriFieldTypeDate']);
+
+      // A date (Esri JSON's milliseconds since 1970) as the page shows and takes it: ISO 8601 in
+      // UTC, the day alone at midnight ('2019-06-14', '2019-06-14T13:45:10Z', '…10.250Z').
+      function dateText(ms) {
+        if (ms == null) return '';
+        const iso = new Date(ms).toISOString();
+        return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.replace('.000Z', 'Z');
+      }
+
+      // The milliseconds of a typed date: a day, or a day and a time in UTC (a 'Z' may end it);
+      // throws on anything else, and on a day the calendar has not (2026-02-30).
+      function dateValue(name, text) {
+        const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?Z?$/.exec(text);
+        const ms = m && Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] || 0), +(m[5] || 0), +(m[6] || 0), +((m[7] || '0') + '00').slice(0, 3));
+        const back = m && new Date(ms);
+        if (!m || back.getUTCFullYear() !== +m[1] || back.getUTCMonth() !== +m[2] - 1 || back.getUTCDate() !== +m[3] || +(m[4] || 0) > 23 ||
+            +(m[5] || 0) > 59 || +(m[6] || 0) > 59) {
+          throw new Error(name + ': \'' + text + '\' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, in UTC)');
+        }
+        return ms;
+      }
+
+      // A field's value as the popup shows it.
+      function fieldText(field, value) {
+        if (value == null) return '';
+        return field.type === 'esriFieldTypeDate' ? dateText(value) : String(value);
+      }
 
       // The popup of one feature: its fields, its annotation, the edit form. `options.focus` puts
       // the keyboard in it; `options.back` adds a button back to the identify list.
@@ -706,7 +733,7 @@ enum MapPageAssets {
           if (field.editable !== false && editableTypes.includes(field.type) && field.type !== 'esriFieldTypeOID') {
             const input = document.createElement('input');
             input.name = field.name;
-            input.value = value == null ? '' : String(value);
+            input.value = fieldText(field, value);
             input.dataset.original = input.value;
             input.dataset.type = field.type;
             input.setAttribute('aria-label', (field.alias || field.name) + (labelFields.has(field.name.toLowerCase()) ? ' (read by the label)' : ''));
@@ -716,9 +743,10 @@ enum MapPageAssets {
             }
             if (field.length) input.maxLength = field.length;
             if (numeric.includes(field.type)) input.inputMode = 'decimal';
+            if (field.type === 'esriFieldTypeDate') input.placeholder = 'YYYY-MM-DD[THH:MM:SSZ]';
             cell.append(input);
           } else {
-            cell.textContent = value == null ? '' : String(value);
+            cell.textContent = fieldText(field, value);
           }
         }
         fields.append(table);
@@ -790,6 +818,8 @@ enum MapPageAssets {
             if (!Number.isFinite(number)) throw new Error(input.name + ': \'' + input.value + '\' is not a number');
             if (input.dataset.type.endsWith('Integer') && !Number.isInteger(number)) throw new Error(input.name + ': \'' + input.value + '\' is not a whole number');
             changed[input.name] = number;
+          } else if (input.dataset.type === 'esriFieldTypeDate') {
+            changed[input.name] = text === '' ? null : dateValue(input.name, text);
           } else {
             if (text === '') {
               const reader = labellingClasses(layer).find(c => (c.definition.labelFields || []).some(f => f.toLowerCase() === input.name.toLowerCase()));
