@@ -171,6 +171,17 @@ public struct FeatureQuery {
         }
     }
 
+    /// Calls `body` with every matching row (`offset`, `limit` and the geometry left out),
+    /// with the values of `attributes`: what an aggregate (distinct values, statistics) reads.
+    ///
+    /// - Throws: as `page(in:)`.
+    public func forEachRow(in package: any FeatureStore, attributes: [String], _ body: (Row) throws -> Void) throws {
+        try forEachMatch(in: package, geometry: false, attributes: attributes, sqlPaging: nil) { row in
+            try body(row)
+            return true
+        }
+    }
+
     /// The page of rows from `offset`, at most `limit`, and whether more matched.
     ///
     /// - Throws: `SQLiteError`, `StoreError.corruptGeometry`, GEOS errors of the exact test.

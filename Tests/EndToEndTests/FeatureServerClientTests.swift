@@ -101,17 +101,30 @@ import Testing
         con = Connection(baseurl=base + "arcgis", all_ssl=False)
         layer = FeatureLayer(sys.argv[2] + "/0", gis=con)
         found = layer.query(where="ST_STR_NAM = 'ELMWOOD'", out_fields="fid,AD_ADDRESS")
+        # The layer says it supports distinct values and statistics; the API builds the requests.
+        distinct = layer.query(where="1=1", out_fields="ST_STR_NAM", return_distinct_values=True, return_geometry=False)
+        stats = layer.query(where="1=1", group_by_fields_for_statistics="ST_STR_NAM",
+                            out_statistics=[{"statisticType": "count", "onStatisticField": "fid", "outStatisticFieldName": "n"},
+                                            {"statisticType": "max", "onStatisticField": "AD_ADDRESS", "outStatisticFieldName": "highest"}])
         updates = [{"attributes": {"fid": 831, "AD_ADDRESS": 45111}}]
         result = con.post_multipart(path=layer.url + "/applyEdits",
                                     postdata={"f": "json", "updates": json.dumps(updates), "rollbackOnFailure": "true"})
-        print(json.dumps({"name": layer.properties.name, "count": len(found.features), "edit": result}))
+        print(json.dumps({"name": layer.properties.name, "count": len(found.features), "edit": result,
+                          "distinct": sorted(f.attributes["ST_STR_NAM"] for f in distinct.features),
+                          "stats": sorted([f.attributes["ST_STR_NAM"], f.attributes["n"], f.attributes["highest"]] for f in stats.features)}))
         """.write(toFile: script, atomically: true, encoding: .utf8)
+        let groups = try Harness.sqlite(path, "SELECT ST_STR_NAM, count(*), max(AD_ADDRESS) FROM Loudoun_Address_Points_1 GROUP BY 1 ORDER BY 1")
         let run = try ExternalTool.run(python, [script, server.url + "/", Self.service(server)])
         #expect(run.status == 0, "\(run.stderr)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(answer["name"] as? String == "Loudoun_Address_Points_1")
         let count = try Harness.sqlite(path, "SELECT count(*) FROM Loudoun_Address_Points_1 WHERE ST_STR_NAM = 'ELMWOOD'")
         #expect(answer["count"] as? Int == Int(count))
+        // Distinct values and statistics read by the API as SQLite computes them (before the edit).
+        let names = try Harness.sqlite(path, "SELECT DISTINCT ST_STR_NAM FROM Loudoun_Address_Points_1 ORDER BY 1").split(separator: "\n").map(String.init)
+        #expect(answer["distinct"] as? [String] == names)
+        let stats = (answer["stats"] as? [[Any]] ?? []).map { $0.map { "\($0)" }.joined(separator: "|") }.joined(separator: "\n")
+        #expect(stats == groups)
         let updates = (answer["edit"] as? [String: Any])?["updateResults"] as? [[String: Any]]
         #expect(updates?.first?["success"] as? Bool == true)
         #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831") == "45111 ELMWOOD")

@@ -98,6 +98,27 @@ struct ServePostGISTests {
             #expect(features.count == 3)
             #expect((features.first?["geometry"] as? [String: Any])?["x"] is Double)
 
+            // Distinct values and statistics, against PostgreSQL's own DISTINCT and aggregates.
+            let distinct = try query(server, service(data) + "/\(layer)/query",
+                                     [("where", "AD_ADDRESS > 20000"), ("outFields", "ST_STR_NAM"), ("returnDistinctValues", "true"), ("f", "json")])
+            let names = (distinct["features"] as? [[String: Any]] ?? []).map { ($0["attributes"] as? [String: Any])?["ST_STR_NAM"] as? String ?? "NULL" }
+            #expect(names.joined(separator: "\n") == (try data.query("""
+                SELECT DISTINCT "ST_STR_NAM" COLLATE "C" FROM "\(Self.points)" WHERE "AD_ADDRESS" > 20000 ORDER BY 1
+                """)), "\(distinct)")
+            let statistics = try query(server, service(data) + "/\(layer)/query", [
+                ("outStatistics", #"[{"statisticType":"count","onStatisticField":"fid","outStatisticFieldName":"n"},"# +
+                    #"{"statisticType":"stddev","onStatisticField":"AD_ADDRESS","outStatisticFieldName":"s"}]"#),
+                ("groupByFieldsForStatistics", "ST_STR_NAM"), ("orderByFields", "ST_STR_NAM"), ("f", "json"),
+            ])
+            let groups = (statistics["features"] as? [[String: Any]] ?? []).map { feature -> String in
+                let a = feature["attributes"] as? [String: Any] ?? [:]
+                return "\(a["ST_STR_NAM"] ?? "")|\(a["n"] ?? "")|" + ((a["s"] as? Double).map { String(format: "%.6f", $0) } ?? "")
+            }
+            #expect(groups.joined(separator: "\n") == (try data.query("""
+                SELECT "ST_STR_NAM", count(fid), coalesce(to_char(stddev_samp("AD_ADDRESS"), 'FM999999990.000000'), '')
+                FROM "\(Self.points)" GROUP BY 1 ORDER BY "ST_STR_NAM" COLLATE "C"
+                """)), "\(statistics)")
+
             // An edit through applyEdits: the feature, its label and the journal, in the database.
             let fid = try data.firstPoint()
             let edit = try update(server, data, layer: layer, fid: fid, "ST_STR_NAM", "SERVED STREET")

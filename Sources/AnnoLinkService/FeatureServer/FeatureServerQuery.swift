@@ -6,7 +6,7 @@ import Foundation
 /// A layer's `query` operation, parsed: the parameters turned into a `FeatureQuery` in the
 /// layer's CRS, and what to answer (features, a count, ids or an extent) in which CRS.
 struct FeatureServerQuery {
-    enum Answer { case features, count, ids, extent, extentAndCount }
+    enum Answer { case features, count, ids, extent, extentAndCount, aggregate, aggregateCount }
 
     let layer: FeatureServerLayer
     var query: FeatureQuery
@@ -15,6 +15,8 @@ struct FeatureServerQuery {
     var outColumns: [String]
     var outSR: EsriSpatialReference?
     let layerSR: EsriSpatialReference?
+    /// Distinct values or statistics (`returnDistinctValues`, `outStatistics`), when asked for.
+    var aggregate: FeatureServerAggregate?
 
     /// Esri's distance units, in metres.
     static let unitMetres: [String: Double] = [
@@ -118,7 +120,31 @@ struct FeatureServerQuery {
         query.columns = outColumns
         query.readsGeometry = p["returnGeometry"].map { $0.lowercased() != "false" } ?? true
         if let text = p["outSR"], !text.isEmpty { outSR = try EsriSpatialReference(parameter: text, name: "outSR") }
-        if let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
+
+        // Aggregates: statistics per group, or the distinct values of the out fields.
+        if let text = p["having"], !text.allSatisfy(\.isWhitespace) {
+            throw FeatureServerError.invalidParameter("having", "is not supported")
+        }
+        if let text = p["outStatistics"], !text.allSatisfy(\.isWhitespace) {
+            let groupBy = try (p["groupByFieldsForStatistics"] ?? "").split(separator: ",").map {
+                try column(String($0), for: "groupByFieldsForStatistics")
+            }
+            aggregate = FeatureServerAggregate(
+                fields: groupBy, statistics: try FeatureServerAggregate.statistics(text) { try column($0, for: "outStatistics") })
+        } else if try flag("returnDistinctValues") {
+            guard !outColumns.isEmpty else {
+                throw FeatureServerError.invalidParameter("outFields", "returnDistinctValues needs outFields naming the fields (not the object id)")
+            }
+            aggregate = FeatureServerAggregate(fields: outColumns, statistics: [])
+        }
+        if aggregate != nil {
+            answer = countOnly ? .aggregateCount : .aggregate
+            query.readsGeometry = false
+        }
+
+        if aggregate != nil, let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
+            try aggregate!.setOrder(text)
+        } else if let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
             query.order = try text.split(separator: ",").map { term in
                 let words = term.split(separator: " ", omittingEmptySubsequences: true)
                 guard let first = words.first, words.count <= 2 else {
@@ -225,6 +251,8 @@ struct FeatureServerQuery {
             var members: [(String, JSONText)] = [("extent", extentJSON)]
             if answer == .extentAndCount { members.append(("count", .integer(Int64(n)))) }
             return .object(members)
+        case .aggregate, .aggregateCount:
+            return try aggregateAnswer(in: package, geoJSON: geoJSON)
         case .features:
             break
         }
@@ -238,6 +266,39 @@ struct FeatureServerQuery {
                          geoJSON: geoJSON, to: &out)
         }
         return .raw(out.output)
+    }
+
+    /// The answer of a query with `aggregate`: its rows as features without geometry (a page of
+    /// them, as a query's features are paged), or with `returnCountOnly` how many rows there are.
+    private func aggregateAnswer(in package: any FeatureStore, geoJSON: Bool) throws -> JSONText {
+        guard let aggregate else { preconditionFailure("an aggregate answer without an aggregate") }
+        let rows = try aggregate.rows(of: query, in: package)
+        if answer == .aggregateCount { return .object([("count", .integer(Int64(rows.count)))]) }
+        let page = rows.dropFirst(query.offset).prefix(query.limit ?? rows.count)
+        let hasMore = rows.count > query.offset + page.count
+        let table = layer.table
+        func isDate(_ column: String) -> Bool { table.column(column).map { [.date, .dateTime].contains($0.affinity) } ?? false }
+        // Each answer column: its name, whether its values are dates, its field description.
+        var columns: [(name: String, isDate: Bool, field: JSONText)] = aggregate.fields.map { name in
+            (name, isDate(name), Self.queryField(layer.field(table.column(name)!, editable: false)))
+        }
+        for s in aggregate.statistics {
+            let keepsType = s.kind == .min || s.kind == .max
+            let type = s.kind == .count ? "esriFieldTypeInteger" : keepsType ? layer.esriFieldType(table.column(s.field)!) : "esriFieldTypeDouble"
+            columns.append((s.name, keepsType && isDate(s.field), .object([("name", .string(s.name)), ("type", .string(type)), ("alias", .string(s.name))])))
+        }
+        let features: [JSONText] = page.map { row in
+            let values = JSONText.object(zip(columns, row).map { column, value in (column.name, Self.json(value, isDate: column.isDate)) })
+            return geoJSON ? .object([("type", .string("Feature")), ("geometry", .null), ("properties", values)]) : .object([("attributes", values)])
+        }
+        if geoJSON {
+            var members: [(String, JSONText)] = [("type", .string("FeatureCollection")), ("features", .array(features))]
+            if hasMore { members.append(("properties", .object([("exceededTransferLimit", .bool(true))]))) }
+            return .object(members)
+        }
+        var members: [(String, JSONText)] = [("fields", .array(columns.map(\.field))), ("features", .array(features))]
+        if hasMore { members.append(("exceededTransferLimit", .bool(true))) }
+        return .object(members)
     }
 
     /// Writes the FeatureSet (or GeoJSON feature collection) of `page` to `out`, its
