@@ -238,6 +238,9 @@ enum WKB {
 
     static func readLine(_ r: inout ByteReader, bigEndian: Bool) throws -> LineString {
         let count = try readCount(&r, bigEndian: bigEndian, bytesEach: 16, of: "points")
+        // An array made with no capacity is the runtime's one shared empty array, whose count
+        // the initializer below would write (a race between threads, if a harmless one).
+        guard count > 0 else { return LineString([]) }
         // readCount proved the points fit, so one bounds check covers the whole run.
         let points = [Point](unsafeUninitializedCapacity: count) { buffer, initialized in
             for i in 0..<count {
