@@ -1,4 +1,5 @@
 import AnnoLinkStore
+import Foundation
 import Testing
 @testable import AnnoLinkAnnotation
 
@@ -75,6 +76,30 @@ struct ExpressionErrorTests {
         #expect(try label("Text(1e308, '#%')") == "Infinity")
     }
 
+    /// The longest chain and the deepest nesting evaluate on a thread of 2 MB of stack (a
+    /// quarter of Linux's default), in whatever build runs the tests: evaluation keeps its
+    /// recursive frame small (`ExpressionNode.evaluate`). With every case in one frame a debug
+    /// build needed 6.5 MB for the chain, and overflowed under ThreadSanitizer.
+    @Test func theLimitsEvaluateOnASmallStack() throws {
+        let sources = [
+            Array(repeating: "1", count: 500).joined(separator: "+"),
+            String(repeating: "Upper(", count: 63) + "'a'" + String(repeating: ")", count: 63),
+            String(repeating: "-", count: 63) + "1",
+            String(repeating: "IIf(true, ", count: 63) + "1" + String(repeating: ", 0)", count: 63),
+        ]
+        let results = LockedResults()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            for source in sources { results.append(Result { try label(source) }) }
+            done.signal()
+        }
+        thread.stackSize = 2 << 20
+        thread.start()
+        done.wait()
+        let texts = results.values.map { try? $0.get() }
+        #expect(texts == ["500", "A", "-1", "1"])
+    }
+
     @Test func descriptionsNameThePosition() {
         #expect(ExpressionError.syntax("expected ')', found the end of the expression", position: 17).description
             == "expected ')', found the end of the expression at position 17")
@@ -102,4 +127,12 @@ struct ExpressionErrorTests {
             try expression.checkFields(["AD_ADDRESS", "ST_STR_NAM"])
         }
     }
+}
+
+/// Results handed from the test's own thread.
+private final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Result<String, any Error>] = []
+    func append(_ result: Result<String, any Error>) { lock.withLock { stored.append(result) } }
+    var values: [Result<String, any Error>] { lock.withLock { stored } }
 }
