@@ -83,6 +83,11 @@ struct EditedData {
     }
 
     func firstPoint() throws -> String { try query("SELECT min(\"fid\") FROM \"Loudoun_Address_Points_1\"") }
+
+    /// The fid of the parcel line after `offset` others, in fid order.
+    func parcelLine(after offset: Int) throws -> String {
+        try query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET \(offset)")
+    }
 }
 
 /// The edit commands, undo and redo, on both stores: one suite, each test run once per store.
@@ -198,7 +203,7 @@ struct StoreEditTests {
         guard let data = try EditedData(store) else { return }
         defer { data.drop() }
         let before = try data.snapshot()
-        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let limit = try data.parcelLine(after: 20)
         let result = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "10.1,-20.3", "--json")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -221,7 +226,7 @@ struct StoreEditTests {
     func translateExactness(store: EditedStore) throws {
         guard let data = try EditedData(store) else { return }
         defer { data.drop() }
-        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let limit = try data.parcelLine(after: 20)
         /// Rows of the newest entry kept with their image (PostGIS's journal; "-" on a GeoPackage).
         func images() throws -> String {
             store == .postGIS ? try data.query("""
@@ -265,7 +270,7 @@ struct StoreEditTests {
     func translateUndoSeesOutsideWrites(store: EditedStore) throws {
         guard let data = try EditedData(store) else { return }
         defer { data.drop() }
-        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let limit = try data.parcelLine(after: 20)
         // PostGIS notices a write of any column (by the row's xmin); a GeoPackage's move digests
         // cover the columns the move wrote (geometry, anchor), so its lines are written there.
         let lineWrite = store == .postGIS ? "\"LEFT_FID\" = 4242" : "\"LEFT_FID\" = 4242, \"geom\" = \"geom\" || X'00'"
@@ -318,9 +323,7 @@ struct StoreEditTests {
         guard let data = try EditedData(store) else { return }
         defer { data.drop() }
         let pristine = try data.snapshot()
-        let ten = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 10")
-        let twenty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
-        let thirty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 30")
+        let (ten, twenty, thirty) = (try data.parcelLine(after: 10), try data.parcelLine(after: 20), try data.parcelLine(after: 30))
         var states = [pristine]
         let edits = [
             ["translate", "--where", "FID <= \(twenty)", "--by", "10,20"], ["translate", "--where", "FID >= \(ten) AND FID <= \(thirty)", "--by", "-0.5,4"],
@@ -359,9 +362,7 @@ struct StoreEditTests {
         guard let data = try EditedData(store) else { return }
         defer { data.drop() }
         let pristine = try data.snapshot()
-        let ten = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 10")
-        let twenty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
-        let thirty = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 30")
+        let (ten, twenty, thirty) = (try data.parcelLine(after: 10), try data.parcelLine(after: 20), try data.parcelLine(after: 30))
         func run(_ arguments: String...) throws {
             let result = try Harness.annolink(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -415,7 +416,7 @@ struct StoreEditTests {
             }
         }
         try expectBound("as copied")
-        let limit = try data.query("SELECT \"fid\" FROM \"ParcelLines_1\" ORDER BY \"fid\" LIMIT 1 OFFSET 20")
+        let limit = try data.parcelLine(after: 20)
         let moved = try Harness.annolink("translate", data.target, "ParcelLines_1", "--where", "FID <= \(limit)", "--by", "100000.5,-80000")
         #expect(moved.status == 0, "\(moved.stderr)")
         try expectBound("after the bulk move")

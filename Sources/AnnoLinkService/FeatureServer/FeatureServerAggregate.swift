@@ -52,20 +52,15 @@ struct FeatureServerAggregate {
         }
     }
 
-    /// Parses `orderByFields` against the answer's own names.
-    mutating func setOrder(_ text: String) throws {
+    /// Sets the order from `orderByFields`' terms, which name the answer's own fields.
+    mutating func setOrder(_ terms: [(name: String, descending: Bool)]) throws {
         let names = fields + statistics.map(\.name)
-        order = try text.split(separator: ",").map { term in
-            let words = term.split(separator: " ", omittingEmptySubsequences: true)
-            let direction = words.count == 2 ? words[1].uppercased() : "ASC"
-            guard let first = words.first, words.count <= 2, direction == "ASC" || direction == "DESC" else {
-                throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]")
-            }
-            guard let name = names.first(where: { $0.lowercased() == first.lowercased() }) else {
+        order = try terms.map { term in
+            guard let name = names.first(where: { $0.lowercased() == term.name.lowercased() }) else {
                 throw FeatureServerError.invalidParameter(
-                    "orderByFields", "'\(first)' is not one of the answer's fields (\(names.joined(separator: ", ")))")
+                    "orderByFields", "'\(term.name)' is not one of the answer's fields (\(names.joined(separator: ", ")))")
             }
-            return (name, direction == "DESC")
+            return (name, term.descending)
         }
     }
 

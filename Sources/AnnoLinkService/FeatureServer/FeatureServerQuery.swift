@@ -142,19 +142,12 @@ struct FeatureServerQuery {
             query.readsGeometry = false
         }
 
-        if aggregate != nil, let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
-            try aggregate!.setOrder(text)
-        } else if let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
-            query.order = try text.split(separator: ",").map { term in
-                let words = term.split(separator: " ", omittingEmptySubsequences: true)
-                guard let first = words.first, words.count <= 2 else {
-                    throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]")
-                }
-                let direction = words.count == 2 ? words[1].uppercased() : "ASC"
-                guard direction == "ASC" || direction == "DESC" else {
-                    throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]")
-                }
-                return FeatureQuery.Order(column: try column(String(first), for: "orderByFields"), descending: direction == "DESC")
+        if let text = p["orderByFields"], !text.allSatisfy(\.isWhitespace) {
+            let terms = try Self.orderTerms(text)
+            if aggregate != nil {
+                try aggregate!.setOrder(terms)
+            } else {
+                query.order = try terms.map { FeatureQuery.Order(column: try column($0.name, for: "orderByFields"), descending: $0.descending) }
             }
         }
         func count(_ name: String) throws -> Int? {
@@ -164,6 +157,18 @@ struct FeatureServerQuery {
         }
         query.offset = try count("resultOffset") ?? 0
         query.limit = min(try count("resultRecordCount") ?? maxRecordCount, maxRecordCount)
+    }
+
+    /// The terms of `orderByFields`: `FIELD [ASC|DESC], …`, each name as written.
+    static func orderTerms(_ text: String) throws -> [(name: String, descending: Bool)] {
+        try text.split(separator: ",").map { term in
+            let words = term.split(separator: " ", omittingEmptySubsequences: true)
+            let direction = words.count == 2 ? words[1].uppercased() : "ASC"
+            guard let first = words.first, words.count <= 2, direction == "ASC" || direction == "DESC" else {
+                throw FeatureServerError.invalidParameter("orderByFields", "'\(term)' is not FIELD [ASC|DESC]")
+            }
+            return (String(first), direction == "DESC")
+        }
     }
 
     /// The query geometry: Esri JSON (with `xmin`… an envelope) or the short forms
