@@ -171,21 +171,20 @@ extension PostGISStore {
         return try feature(from: row, table, attributes)
     }
 
-    /// In one statement; inside an edit the rows are locked (`FOR UPDATE`, in fid order) and
-    /// their images taken in the same read, as `feature(_:fid:)` does for one.
+    /// In one statement; inside an edit the rows are locked (`FOR UPDATE`, in fid order), and
+    /// their images are taken only if the edit writes them (every write takes the image of a row
+    /// that has none, `lockAndRecord`, `lockFeatures`): a regeneration reads every feature and
+    /// writes none, and holding each one's image made it hold the whole table in memory.
     public func features(_ table: FeatureTable, fids: [Int64]) throws -> [Int64: Feature] {
         try flush(table.name)
         guard !fids.isEmpty else { return [:] }
         let attributes = table.attributeColumns
         let pk = quoteIdentifier(table.primaryKey)
-        var sql = "SELECT \(selectList(table, attributes))"
-        if recording != nil { sql += ", u::text, \(Self.xmin)" }
-        sql += " FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::text::int8[]) ORDER BY u.\(pk)"
+        var sql = "SELECT \(selectList(table, attributes)) FROM \(qualified(table)) AS u WHERE u.\(pk) = ANY($1::text::int8[]) ORDER BY u.\(pk)"
         if recording != nil { sql += " FOR UPDATE" }
         var found: [Int64: Feature] = [:]
         for row in try connection.query(sql, [.text(Self.array(fids))]).rows {
             let feature = try feature(from: row, table, attributes)
-            if let recording { recording.before(.init(table: table.name, fid: feature.fid), row[row.count - 2].textValue, xmin: row.last?.integerValue) }
             found[feature.fid] = feature
         }
         return found
