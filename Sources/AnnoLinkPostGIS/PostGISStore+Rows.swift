@@ -363,22 +363,20 @@ extension PostGISStore {
         }
     }
 
-    /// In one statement, locked and recorded inside an edit as `annotationRows(_:featureID:)`.
+    /// In one statement; inside an edit the rows are locked (`FOR UPDATE`) and their feature ids
+    /// noted, as `annotationRows(_:featureID:)` does, but their images are taken only for the
+    /// rows the edit then writes, a batch at a time (`flush`): a regeneration reads every label
+    /// and usually changes few.
     public func annotationRows(_ table: FeatureTable, featureIDs: [Int64]) throws -> [Int64: [AnnotationRow]] {
         if let pending = recording?.pendingFeatureIDs[table.name], featureIDs.contains(where: pending.contains) { try flush(table.name) }
         guard !featureIDs.isEmpty else { return [:] }
-        var sql = "SELECT \(annotationSelectList)"
-        if recording != nil { sql += ", u::text, \(Self.xmin)" }
-        sql += " FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = ANY($1::text::int8[]) ORDER BY u.fid"
+        var sql = "SELECT \(annotationSelectList) FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = ANY($1::text::int8[]) ORDER BY u.fid"
         if recording != nil { sql += " FOR UPDATE" }
         var found: [Int64: [AnnotationRow]] = [:]
         for r in try connection.query(sql, [.text(Self.array(featureIDs))]).rows {
             let row = try annotationRow(from: r, table: table, footprintProblem: nil)
             guard let featureID = row.featureID else { continue }
-            if let recording, let fid = row.fid {
-                recording.before(.init(table: table.name, fid: fid), r[r.count - 2].textValue, xmin: r.last?.integerValue)
-                recording.featureIDs[.init(table: table.name, fid: fid)] = featureID
-            }
+            if let recording, let fid = row.fid { recording.featureIDs[.init(table: table.name, fid: fid)] = featureID }
             found[featureID, default: []].append(row)
         }
         return found
@@ -420,17 +418,18 @@ extension PostGISStore {
         return fid
     }
 
-    /// Inside an edit the row is locked and its image taken now, and the write held back to be
-    /// written with others (`flush`); outside one, written at once.
+    /// Inside an edit, a row the edit read (and so locked) as a label of the same feature is held
+    /// back to be written with others, its image taken then if it has none (`flush`); any other
+    /// row is locked, its image taken, and written at once, as outside an edit.
     public func updateAnnotation(_ row: AnnotationRow, in table: FeatureTable) throws {
         guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
-        try lockAndRecord(table, fid: fid)
         if let recording, let featureID = row.featureID, recording.featureIDs[.init(table: table.name, fid: fid)] == featureID {
             recording.pending[table.name, default: [:]][fid] = .some(row)
             recording.pendingFeatureIDs[table.name, default: []].insert(featureID)
             if recording.pending[table.name]!.count >= Self.annotationBatch { try flush(table.name) }
             return
         }
+        try lockAndRecord(table, fid: fid)
         try flush(table.name)
         let columns = Array(Self.annotationColumns.dropFirst())
         let r = try connection.query("""
@@ -443,13 +442,13 @@ extension PostGISStore {
 
     /// Inside an edit, held back as `updateAnnotation` is.
     public func deleteAnnotation(fid: Int64, from table: FeatureTable) throws {
-        try lockAndRecord(table, fid: fid)
         if let recording, let featureID = recording.featureIDs[.init(table: table.name, fid: fid)] {
             recording.pending[table.name, default: [:]][fid] = .some(nil)
             recording.pendingFeatureIDs[table.name, default: []].insert(featureID)
             if recording.pending[table.name]!.count >= Self.annotationBatch { try flush(table.name) }
             return
         }
+        try lockAndRecord(table, fid: fid)
         try flush(table.name)
         try connection.query("DELETE FROM \(qualified(table)) WHERE fid = $1", [.int8(fid)])
         recording?.after(.init(table: table.name, fid: fid), nil, xmin: nil)
@@ -469,6 +468,16 @@ extension PostGISStore {
         guard let recording, let held = recording.pending.removeValue(forKey: table), !held.isEmpty else { return }
         recording.pendingFeatureIDs[table] = nil
         let target = try featureTable(table)
+        // The images of the rows read without one (`annotationRows(_:featureIDs:)`), in one read:
+        // they are locked and this edit has not written them yet, so they are as it read them.
+        let unimaged = held.keys.filter { !recording.has(.init(table: table, fid: $0)) }.sorted()
+        if !unimaged.isEmpty {
+            for r in try connection.query("SELECT u.fid, u::text, \(Self.xmin) FROM \(qualified(target)) AS u WHERE u.fid = ANY($1::text::int8[])",
+                                          [.text(Self.array(unimaged))]).rows {
+                guard let fid = r[0].integerValue else { continue }
+                recording.before(.init(table: table, fid: fid), r[1].textValue, xmin: r[2].integerValue)
+            }
+        }
         let deleted = held.compactMap { $0.value == nil ? $0.key : nil }.sorted()
         if !deleted.isEmpty {
             try connection.query("DELETE FROM \(qualified(target)) WHERE fid = ANY($1::text::int8[])", [.text(Self.array(deleted))])
