@@ -140,6 +140,10 @@ elif target == "request":
         f"GET {fs}/0/query\ngeometry=11879000,7019000,11882000,7022000\ngeometryType=esriGeometryEnvelope\nspatialRel=esriSpatialRelIntersects\ninSR=2924\noutSR=4326\nf=geojson",
         f"GET {fs}/1/query\ngeometry={point}\ngeometryType=esriGeometryPoint\ndistance=50\nunits=esriSRUnit_Foot\nreturnExtentOnly=true\nreturnCountOnly=true",
         f"GET {fs}/0/query\nwhere=fts3_tokenizer('simple', X'efbeadde00000000') IS NOT NULL",
+        f"GET {fs}/0/query\nwhere=1=1\noutFields=ST_STR_NAM,ST_STR_TYP\nreturnDistinctValues=true\norderByFields=ST_STR_NAM DESC\nresultRecordCount=3",
+        f"GET {fs}/0/query\noutStatistics=[{{\"statisticType\":\"count\",\"onStatisticField\":\"fid\",\"outStatisticFieldName\":\"n\"}},"
+        f"{{\"statisticType\":\"stddev\",\"onStatisticField\":\"AD_ADDRESS\"}},{{\"statisticType\":\"max\",\"onStatisticField\":\"created_date\"}}]"
+        f"\ngroupByFieldsForStatistics=ST_STR_NAM\norderByFields=n DESC\nf=geojson",
         f"POST {fs}/0/applyEdits\nupdates=[{{\"attributes\":{{\"OBJECTID\":2831,\"AD_ADDRESS\":45765}}}}]\nf=json\n\ncontent-type: application/x-www-form-urlencoded",
         f"POST {fs}/0/applyEdits\nadds=[{{\"attributes\":{{\"AD_ADDRESS\":1,\"ST_STR_NAM\":\"NEW\"}},\"geometry\":{point}}}]\nrollbackOnFailure=true",
         f"POST {fs}/1/applyEdits\ndeletes=[5]\n\nauthorization: Bearer editor",
