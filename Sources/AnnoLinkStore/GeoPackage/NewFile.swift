@@ -86,9 +86,14 @@ enum InterruptCleanup {
     /// Bit `r` set: row `r`'s paths are complete and belong to a write in progress.
     private static let inUse = Atomic<UInt64>(0)
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
-    /// The writes in progress and the signals whose handler the first of them replaced (not those
-    /// ignored, as under `nohup`).
-    private static let installed = Mutex<(writes: Int, signals: [Int32])>((0, []))
+    /// Guards `writes` and `replaced`. An `NSLock` (a pthread mutex), which ThreadSanitizer sees;
+    /// it does not see the `Synchronization` module's `Mutex`, and reported its state as raced.
+    private static let lock = NSLock()
+    /// The writes in progress.
+    nonisolated(unsafe) private static var writes = 0
+    /// The signals whose handler the first write in progress replaced (not those ignored, as
+    /// under `nohup`).
+    nonisolated(unsafe) private static var replaced: [Int32] = []
 
     private static func path(row: Int, suffix: Int) -> UnsafeMutablePointer<CChar> {
         paths + (row * suffixes.count + suffix) * pathCapacity
@@ -96,9 +101,9 @@ enum InterruptCleanup {
 
     /// Registers `temporary` for removal on a signal; returns the row to give to `disarm`.
     static func arm(_ temporary: String) -> Int? {
-        installed.withLock { state in
-            if state.writes == 0 { state.signals = install() }
-            state.writes += 1
+        lock.withLock {
+            if writes == 0 { replaced = install() }
+            writes += 1
             let free = (0..<rows).first { inUse.load(ordering: .relaxed) & (1 << UInt64($0)) == 0 }
             guard let row = free, temporary.utf8.count + 16 < pathCapacity else { return nil }
             for (i, suffix) in suffixes.enumerated() {
@@ -110,12 +115,12 @@ enum InterruptCleanup {
     }
 
     static func disarm(_ row: Int?) {
-        installed.withLock { state in
+        lock.withLock {
             if let row { inUse.bitwiseAnd(~(1 << UInt64(row)), ordering: .releasing) }
-            state.writes -= 1
-            if state.writes == 0 {
-                for number in state.signals { signal(number, SIG_DFL) }
-                state.signals = []
+            writes -= 1
+            if writes == 0 {
+                for number in replaced { signal(number, SIG_DFL) }
+                replaced = []
             }
         }
     }
