@@ -100,6 +100,11 @@ struct FeatureServerLayer {
         }
     }
 
+    /// Whether `column` holds dates (DATE or DATETIME), which Esri JSON gives as epoch milliseconds.
+    func isDate(_ column: String) -> Bool {
+        table.column(column).map { [.date, .dateTime].contains($0.affinity) } ?? false
+    }
+
     /// The columns Esri clients see as fields: all but the geometry column.
     var fieldColumns: [Column] {
         table.columns.filter { $0.name.lowercased() != table.geometryColumn.lowercased() }

@@ -282,15 +282,14 @@ struct FeatureServerQuery {
         let page = rows.dropFirst(query.offset).prefix(query.limit ?? rows.count)
         let hasMore = rows.count > query.offset + page.count
         let table = layer.table
-        func isDate(_ column: String) -> Bool { table.column(column).map { [.date, .dateTime].contains($0.affinity) } ?? false }
         // Each answer column: its name, whether its values are dates, its field description.
         var columns: [(name: String, isDate: Bool, field: JSONText)] = aggregate.fields.map { name in
-            (name, isDate(name), Self.queryField(layer.field(table.column(name)!, editable: false)))
+            (name, layer.isDate(name), Self.queryField(layer.field(table.column(name)!, editable: false)))
         }
         for s in aggregate.statistics {
             let keepsType = s.kind == .min || s.kind == .max
             let type = s.kind == .count ? "esriFieldTypeInteger" : keepsType ? layer.esriFieldType(table.column(s.field)!) : "esriFieldTypeDouble"
-            columns.append((s.name, keepsType && isDate(s.field), .object([("name", .string(s.name)), ("type", .string(type)), ("alias", .string(s.name))])))
+            columns.append((s.name, keepsType && layer.isDate(s.field), .object([("name", .string(s.name)), ("type", .string(type)), ("alias", .string(s.name))])))
         }
         let features: [JSONText] = page.map { row in
             let values = JSONText.object(zip(columns, row).map { column, value in (column.name, Self.json(value, isDate: column.isDate)) })
@@ -311,7 +310,7 @@ struct FeatureServerQuery {
     private func features(_ page: FeatureQuery.Page, target: EsriSpatialReference?, transformer: CoordinateTransformer?,
                           geoJSON: Bool, to out: inout JSONWriter) throws {
         let table = layer.table
-        let dateColumns = Set(outColumns.filter { layer.table.column($0).map { [.date, .dateTime].contains($0.affinity) } ?? false })
+        let dateColumns = Set(outColumns.filter(layer.isDate))
         func attributes(_ row: FeatureQuery.Row, _ out: inout JSONWriter) {
             out.object {
                 $0.member(table.primaryKey) { $0.integer(row.fid) }
