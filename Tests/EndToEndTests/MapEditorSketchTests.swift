@@ -80,10 +80,25 @@ struct MapEditorSketchTests {
         out["afterUndo"] = {"parts": state()["parts"], "canRedo": state()["canRedo"], "redoEnabled": d.find_element(By.ID, "sketch-redo").is_enabled()}
         answered(lambda: d.find_element(By.ID, "sketch-redo").click())
         out["afterRedo"] = {"parts": state()["parts"], "canRedo": state()["canRedo"]}
+        # The new feature's fields: a value that does not fit is refused on the page and nothing
+        # is saved; then a whole number and a date go with the save.
+        out["fieldNames"] = [i.get_attribute("name") for i in d.find_elements(By.CSS_SELECTOR, "#sketch-fields input")]
+        out["fieldsFolded"] = not d.find_element(By.ID, "sketch-field-LEFT_FID").is_displayed()
+        d.find_element(By.ID, "sketch-fields-open").click()
+        left = d.find_element(By.ID, "sketch-field-LEFT_FID")
+        left.send_keys("12.5")
+        d.find_element(By.ID, "sketch-save").click()
+        wait.until(lambda d: d.find_element(By.ID, "errors").text.strip())
+        out["fieldError"] = d.find_element(By.ID, "errors").text
+        out["openAfterRefusal"] = state() is not None and not body("data-sketch-saved")
+        d.find_element(By.CSS_SELECTOR, "#errors button").click()
+        left.clear(); left.send_keys("4242")
+        d.find_element(By.ID, "sketch-field-created_date").send_keys("2026-12-01T10:20:30Z")
         d.find_element(By.ID, "sketch-save").click()
         wait.until(lambda d: body("data-sketch-saved"))
         wait.until(lambda d: idle())
         out["saved"] = json.loads(body("data-sketch-saved"))
+        out["fieldsAfterSave"] = len(d.find_elements(By.CSS_SELECTOR, "#sketch-fields input"))
         out["message"] = d.find_element(By.ID, "message").text
         out["errors"] = d.find_element(By.ID, "errors").text
         out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
@@ -138,6 +153,15 @@ struct MapEditorSketchTests {
         let fid = try #require(saved["fid"] as? Int)
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLines_1") == String(Int(linesBefore)! + 1))
         #expect(try Harness.sqlite(path, "SELECT command FROM annolink_journal") == "serve sketch save")
+        // The fields typed before the save: the refusal first, then the values in the file.
+        let names = try #require(seen["fieldNames"] as? [String])
+        #expect(names.contains("LEFT_FID") && names.contains("created_date") && !names.contains("GlobalID") && !names.contains("fid"), "\(names)")
+        #expect((seen["fieldError"] as? String)?.contains("LEFT_FID: '12.5' is not a whole number") == true, "\(seen["fieldError"] ?? "")")
+        #expect(seen["openAfterRefusal"] as? Bool == true)
+        #expect(seen["fieldsFolded"] as? Bool == true, "the fields are folded away until opened")
+        #expect(try Harness.sqlite(path, "SELECT LEFT_FID, created_date, RIGHT_FID IS NULL, GlobalID LIKE '{%}' FROM ParcelLines_1 WHERE fid = \(fid)")
+            == "4242|2026-12-01T10:20:30.000Z|1|1")
+        #expect(seen["fieldsAfterSave"] as? Int == 0)
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLinesAnno_1 WHERE FeatureID = \(fid)") == "1")
         #expect((seen["message"] as? String)?.hasPrefix("saved: added ParcelLines_1 \(fid)") == true)
 

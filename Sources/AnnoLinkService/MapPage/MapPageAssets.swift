@@ -696,6 +696,29 @@ enum MapPageAssets {
         return ms;
       }
 
+      // The input that edits `field` (holding `value`), or null for a field the page does not
+      // edit (the object id, the GlobalID, blobs, a field the layer marks not editable). The
+      // popup's form and the sketch's fields of a new feature are made of these; read them back
+      // with changedAttributes.
+      function fieldInput(field, value, labelFields) {
+        if (field.editable === false || !editableTypes.includes(field.type) || field.type === 'esriFieldTypeOID') return null;
+        const input = document.createElement('input');
+        input.name = field.name;
+        input.value = fieldText(field, value);
+        input.dataset.original = input.value;
+        input.dataset.type = field.type;
+        const readByLabel = labelFields.has(field.name.toLowerCase());
+        input.setAttribute('aria-label', (field.alias || field.name) + (readByLabel ? ' (read by the label)' : ''));
+        if (readByLabel) {
+          input.dataset.labelField = '';
+          if (field.type === 'esriFieldTypeString') input.setAttribute('aria-required', 'true');
+        }
+        if (field.length) input.maxLength = field.length;
+        if (numeric.includes(field.type)) input.inputMode = 'decimal';
+        if (field.type === 'esriFieldTypeDate') input.placeholder = 'YYYY-MM-DD[THH:MM:SSZ]';
+        return input;
+      }
+
       // A field's value as the popup shows it.
       function fieldText(field, value) {
         if (value == null) return '';
@@ -730,24 +753,8 @@ enum MapPageAssets {
           row.append(th);
           const cell = row.insertCell();
           const value = feature.attributes[field.name];
-          if (field.editable !== false && editableTypes.includes(field.type) && field.type !== 'esriFieldTypeOID') {
-            const input = document.createElement('input');
-            input.name = field.name;
-            input.value = fieldText(field, value);
-            input.dataset.original = input.value;
-            input.dataset.type = field.type;
-            input.setAttribute('aria-label', (field.alias || field.name) + (labelFields.has(field.name.toLowerCase()) ? ' (read by the label)' : ''));
-            if (labelFields.has(field.name.toLowerCase())) {
-              input.dataset.labelField = '';
-              if (field.type === 'esriFieldTypeString') input.setAttribute('aria-required', 'true');
-            }
-            if (field.length) input.maxLength = field.length;
-            if (numeric.includes(field.type)) input.inputMode = 'decimal';
-            if (field.type === 'esriFieldTypeDate') input.placeholder = 'YYYY-MM-DD[THH:MM:SSZ]';
-            cell.append(input);
-          } else {
-            cell.textContent = fieldText(field, value);
-          }
+          const input = fieldInput(field, value, labelFields);
+          if (input) cell.append(input); else cell.textContent = fieldText(field, value);
         }
         fields.append(table);
         const buttons = document.createElement('div');
@@ -889,6 +896,8 @@ enum MapPageAssets {
         token: token, fetch: request, answer: answer, identify: identify, tapTolerancePx: TAP_TOLERANCE_PX,
         zoomForScale: zoomForScale, scaleDenominator: scaleDenominator, setScale: setScale, fullExtent: fullExtent,
         flightSeconds: FLIGHT_SECONDS, popupActions: [], labelFields: layer => Array.from(labelFieldNames(layer)),
+        fieldInput: (layer, field, value) => fieldInput(field, value, labelFieldNames(layer)), fieldText: fieldText,
+        changedAttributes: changedAttributes,
         caller: null,
       };
 

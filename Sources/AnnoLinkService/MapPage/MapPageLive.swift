@@ -94,8 +94,9 @@ extension MapPageModule {
         const attributes = found.features[0].attributes;
         for (const input of form.querySelectorAll('input[name]')) {
           if (input.value !== input.dataset.original || !(input.name in attributes)) continue;
-          const value = attributes[input.name];
-          input.value = input.dataset.original = value == null ? '' : String(value);
+          // Written as the popup writes it (a date as ISO 8601, not Esri JSON's milliseconds).
+          const field = layer.fields.find(f => f.name === input.name) || { type: input.dataset.type };
+          input.value = input.dataset.original = annolink.fieldText(field, attributes[input.name]);
         }
         const texts = await annolink.linkedAnnotation(layer, oid);
         if (box) box.textContent = texts.length ? texts.join(' / ') : '(no annotation)';

@@ -84,7 +84,17 @@ extension MapPageModule {
       const status = element('div', { id: 'sketch-status' });
       status.setAttribute('aria-live', 'polite');
       editRow.append(reticleTool, vertexTool, mainButton, deleteButton, undoButton, redoButton, saveButton, cancelButton, status);
-      panel.append(startRow, editRow);
+      // A new feature's fields, given before it is saved (the popup's inputs; blank ones are left
+      // empty, as the service leaves them), folded away until opened so that the map stays in view.
+      const fieldsRow = element('div', { className: 'sketch-row', id: 'sketch-fields', hidden: true });
+      const fieldsFold = element('details');
+      const fieldsSummary = element('summary', { id: 'sketch-fields-open' }, 'Fields of the new feature');
+      const fieldsList = element('div', { className: 'sketch-fields-list' });
+      fieldsList.setAttribute('role', 'group');
+      fieldsList.setAttribute('aria-label', 'fields of the new feature');
+      fieldsFold.append(fieldsSummary, fieldsList);
+      fieldsRow.append(fieldsFold);
+      panel.append(startRow, editRow, fieldsRow);
       annolink.tools.append(panel);
 
       // The crosshair, fixed at the centre of the map: the map moves under it.
@@ -150,10 +160,49 @@ extension MapPageModule {
         }
       }
 
+      // The fields typed for a new feature, as the save request's `values` (dates as ISO 8601
+      // text, which the service stores as the column does); throws on a value that does not fit.
+      function newFeatureValues() {
+        if (fieldsRow.hidden) return {};
+        const layer = annolink.featureLayers.find(l => l.name === session.table);
+        const values = annolink.changedAttributes(layer, fieldsList);
+        for (const input of fieldsList.querySelectorAll('input[name]')) {
+          if (input.dataset.type === 'esriFieldTypeDate' && typeof values[input.name] === 'number') {
+            values[input.name] = new Date(values[input.name]).toISOString();
+          }
+        }
+        return values;
+      }
+
+      function showFields(state) {
+        const layer = annolink.featureLayers.find(l => l.name === state.table);
+        if (state.fid !== null || !layer) { fieldsRow.hidden = true; return; }
+        if (fieldsRow.dataset.table === state.table && !fieldsRow.hidden) return;
+        fieldsList.replaceChildren();
+        for (const field of layer.fields || []) {
+          const input = annolink.fieldInput(layer, field, null);
+          if (!input) continue;
+          input.id = 'sketch-field-' + field.name;
+          const label = element('label', { htmlFor: input.id }, (field.alias || field.name) + ' ');
+          label.append(input);
+          fieldsList.append(label);
+        }
+        fieldsFold.open = false;
+        fieldsRow.dataset.table = state.table;
+        fieldsRow.hidden = !fieldsList.childElementCount;
+      }
+
       async function save() {
         if (!session) return;
+        let values;
         try {
-          const answer = await request('POST', '/' + session.id + '/save', {});
+          values = newFeatureValues();
+        } catch (error) {
+          annolink.showError('sketch: ' + error.message);
+          return;
+        }
+        try {
+          const answer = await request('POST', '/' + session.id + '/save', Object.keys(values).length ? { values: values } : {});
           const r = answer.result;
           end();
           annolink.message('saved: ' + (r.edit === 'add' ? 'added ' : 'reshaped ') + r.table + ' ' + r.fid +
@@ -183,6 +232,9 @@ extension MapPageModule {
         drawing.clearLayers();
         reticle.hidden = true;
         editRow.hidden = true;
+        fieldsRow.hidden = true;
+        fieldsList.replaceChildren();
+        delete fieldsRow.dataset.table;
         startRow.hidden = false;
         map.options.inertia = inertia;
         zoomAroundCentre(false);
@@ -196,6 +248,7 @@ extension MapPageModule {
         const reticleMode = state.tool === 'reticle';
         startRow.hidden = true;
         editRow.hidden = false;
+        showFields(state);
         reticle.hidden = !reticleMode;
         // Placing with the reticle wants the map to stop where the hand leaves it.
         map.options.inertia = reticleMode ? false : inertia;
@@ -359,6 +412,9 @@ extension MapPageModule {
     #sketch button[aria-pressed="true"] { background: #c30; color: #fff; border-color: #a20; }
     #sketch-button { font-weight: bold; min-width: 8em; }
     #sketch-status { flex-basis: 100%; text-align: right; color: #333; }
+    #sketch-fields summary { cursor: pointer; text-align: right; }
+    #sketch-fields .sketch-fields-list { display: flex; flex-wrap: wrap; gap: 4px; justify-content: flex-end; max-height: 40vh; overflow-y: auto;
+      padding-top: 4px; }
     #sketch-reticle { position: absolute; left: 50%; top: 50%; width: 32px; height: 32px; margin: -16px 0 0 -16px; z-index: 650;
       pointer-events: none; }
     #sketch-reticle[hidden] { display: none; }
