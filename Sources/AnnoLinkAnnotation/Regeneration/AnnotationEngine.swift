@@ -281,17 +281,20 @@ public final class AnnotationEngine {
     }
 
     /// What `regenerate` reads of each of the features `fids` of `originTable`, read for all of
-    /// them at once: the features themselves (when `features`), their rows in each annotation
-    /// table and which classes select them — a few reads for the lot instead of a few per
-    /// feature, which a store with round trips (PostGIS) needs. Read after the edit wrote the
-    /// features; each feature's regeneration then changes only its own rows.
+    /// them at once: their rows in each annotation table and, when `features` (the features
+    /// exist: not for a delete, whose labels no class selects), the features themselves and which
+    /// classes select them — a few reads for the lot instead of a few per feature, which a store
+    /// with round trips (PostGIS) needs. Read after the edit wrote the features; each feature's
+    /// regeneration then changes only its own rows.
     public func reads(originTable: String, fids: [Int64], features: Bool) throws -> RegenerationReads {
         var reads = RegenerationReads()
+        // Features before their labels: the order every edit locks them in.
         if features { reads.features = try store.features(store.featureTable(originTable), fids: fids) }
         let compiled = try classes(labelling: originTable)
         for (key, classes) in Dictionary(grouping: compiled, by: { $0.definition.annotationTable.lowercased() }) {
             reads.rows[key] = try store.annotationRows(store.featureTable(classes[0].definition.annotationTable), featureIDs: fids)
         }
+        guard features else { return reads }
         for compiledClass in compiled { reads.selected[RegenerationReads.key(compiledClass)] = try selected(compiledClass, among: fids) }
         return reads
     }
