@@ -1,4 +1,5 @@
 import AnnoLinkAnnotation
+import AnnoLinkGeometry
 import AnnoLinkStore
 import Foundation
 

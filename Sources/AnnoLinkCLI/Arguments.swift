@@ -1,3 +1,5 @@
+import AnnoLinkGeometry
+
 /// The words after the subcommand, consumed as a command asks for its options and positionals.
 ///
 /// Options take the forms `--name value` and `--name=value`; `--` ends the options. After a

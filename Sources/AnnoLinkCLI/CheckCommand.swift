@@ -1,4 +1,5 @@
 import AnnoLinkChecks
+import AnnoLinkGeometry
 import AnnoLinkStore
 import Foundation
 

@@ -148,6 +148,7 @@ extension ServerError {
         case .cannotListen: .temporaryFailure
         case .invalidListenAddress: .usage
         case .invalidTokenFile: .dataError
+        case .invalidPublicURL: .usage
         }
     }
 }

@@ -217,9 +217,8 @@ struct RenderCommand: ParsableCommand {
         let started = Date()
         let renderer = try MapRenderer(store: try StoreTarget.open(path, readOnly: true), crs: crsText)
         let view = try view(renderer)
-        guard view.scale.isFinite, view.scale > 0, view.center.isFinite else {
-            throw RenderError.invalidView("the scale or centre is not a finite number")
-        }
+        // Refused before the output file is made.
+        if let reason = view.undrawableReason { throw RenderError.invalidView(reason) }
         let canvas = try CairoCanvas(format: format, width: view.width, height: view.height, dpi: view.dpi, path: outputPath)
         let summary = try renderer.render(view, on: canvas, content: content)
         try canvas.finish()

@@ -43,7 +43,10 @@ struct ServeCommand: ParsableCommand {
             Security: with --tokens, requests without a valid token may only read, and a 'read'
             token may only read; without --tokens anyone who can connect may edit, so keep the
             default loopback address, or give --tokens (behind a TLS proxy) when listening on
-            other addresses.
+            other addresses. A web page of another origin may never edit without a token (its
+            browser says so in Origin or Sec-Fetch-Site), and a request whose Host header does
+            not name the server is answered 400, so that neither a cross-site form nor DNS
+            rebinding reaches the data (docs/serve.md, "Who may edit").
             """,
         example: """
             annolink serve loudoun.gpkg --listen 127.0.0.1:8080 --tokens tokens.txt
@@ -53,6 +56,11 @@ struct ServeCommand: ParsableCommand {
     static let listen = ArgumentDeclaration.option("--listen", value: "HOST:PORT", help: """
         the address and port to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6,
         0.0.0.0:8080 for every interface, port 0 for any free port)
+        """)
+    static let publicURL = ArgumentDeclaration.option("--public-url", value: "URL", help: """
+        the URL clients reach the server by when a proxy or another name stands in front
+        of it (http[s]://HOST[:PORT], no path): requests naming that host are answered,
+        pages of that origin may edit, and links in answers use it
         """)
     static let readOnly = ArgumentDeclaration.flag("--read-only", help: "refuse every edit; the file is opened read-only")
     static let tokens = ArgumentDeclaration.option("--tokens", value: "FILE", help: """
@@ -95,11 +103,13 @@ struct ServeCommand: ParsableCommand {
         keep-alive connection, or a client that stopped part-way through its request
         """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads,
+    static let arguments = [SetCommand.file, listen, publicURL, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads,
                             maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
     var listenText: String?
+    var publicURLText: String?
+    var publicURLValue: SameOrigin.PublicURL?
     var isReadOnly: Bool
     var tokensPath: String?
     var maxRecordCount: Int
@@ -116,6 +126,7 @@ struct ServeCommand: ParsableCommand {
 
     init(parsing arguments: inout Arguments) throws {
         listenText = try arguments.option(Self.listen)
+        publicURLText = try arguments.option(Self.publicURL)
         isReadOnly = arguments.flag(Self.readOnly)
         tokensPath = try arguments.option(Self.tokens)
         let positive = "a positive whole number"
@@ -152,6 +163,13 @@ struct ServeCommand: ParsableCommand {
                 throw CommandError.usage(error.description)
             }
         }
+        if let publicURLText {
+            do {
+                publicURLValue = try SameOrigin.PublicURL(parsing: publicURLText)
+            } catch let error as ServerError {
+                throw CommandError.usage(error.description)
+            }
+        }
     }
 
     func run() throws -> ExitStatus {
@@ -167,7 +185,8 @@ struct ServeCommand: ParsableCommand {
                                                 connectionLimit: connectionLimit,
                                                 connectionsPerAddressLimit: min(connectionsPerAddressLimit, connectionLimit),
                                                 idleTimeoutSeconds: idleTimeoutSeconds, tokens: tokenTable, accessLog: !isQuiet,
-                                                sketchSessionLimit: sketchSessionLimit, sketchIdleSeconds: sketchIdleSeconds)
+                                                sketchSessionLimit: sketchSessionLimit, sketchIdleSeconds: sketchIdleSeconds,
+                                                publicURL: publicURLValue)
         let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.routes(for: configuration),
                                 configuration: configuration)
 

@@ -380,6 +380,7 @@ public final class MapRenderer {
     ///   changed into the drawing CRS.
     @discardableResult
     public func render(_ view: MapView, on canvas: CairoCanvas, content: MapContent) throws -> RenderSummary {
+        if let reason = view.undrawableReason { throw RenderError.invalidView(reason) }
         var summary = RenderSummary()
         canvas.clear(red: 1, green: 1, blue: 1)
         let names = try tableNames(content)

@@ -50,6 +50,24 @@ public struct MapView: Hashable, Sendable {
     /// View CRS units per pixel.
     public var unitsPerPixel: Double { scale * 0.0254 / dpi / metresPerUnit }
 
+    /// The most view CRS units one pixel may cover: a trillion, far beyond any map of the
+    /// Earth in any unit, and far below where Cairo's matrices stop being invertible (their
+    /// determinant, the square of pixels per unit, underflows near 1e154 units per pixel).
+    public static let maximumUnitsPerPixel = 1e12
+
+    /// Why the view cannot be drawn (a centre or scale that is not a finite number, a pixel
+    /// wider than `maximumUnitsPerPixel`), or nil when it can.
+    public var undrawableReason: String? {
+        guard center.x.isFinite, center.y.isFinite, scale.isFinite, scale > 0, dpi.isFinite, dpi > 0, rotation.isFinite,
+              unitsPerPixel.isFinite, unitsPerPixel > 0 else {
+            return "the centre, scale or rotation is not a finite number"
+        }
+        guard unitsPerPixel <= Self.maximumUnitsPerPixel else {
+            return "one pixel would cover \(unitsPerPixel) map units, more than the \(Self.maximumUnitsPerPixel) a map can use"
+        }
+        return nil
+    }
+
     /// Pixels per point of text printed at this view's `dpi` (1⅓ at 96 dpi).
     public var pixelsPerPoint: Double { dpi / 72 }
 

@@ -17,6 +17,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Who is asking, as the token check decided.
     public var caller: Caller
+    /// The origin of `--public-url` (`https://maps.example.org`), when the server has one: links
+    /// in answers are made from it instead of the `Host` header.
+    public var publicOrigin: String?
 
     public init(method: String, path: String, parameters: [String: String] = [:], headers: [String: String] = [:],
                 body: [UInt8] = [], caller: Caller = .anonymous(mayEdit: true)) {
@@ -42,12 +45,15 @@ public enum Caller: Sendable, Equatable {
     case user(name: String, mayEdit: Bool)
     /// A token was given and is not in the token file.
     case invalidToken
+    /// No valid token, and a page of another origin sent the request (`source`: that origin, or
+    /// what `Sec-Fetch-Site` said): it may read, never change data (`SameOrigin`).
+    case crossSite(source: String)
 
     /// Whether this caller may change data.
     public var mayEdit: Bool {
         switch self {
         case .anonymous(let mayEdit), .user(_, let mayEdit): mayEdit
-        case .invalidToken: false
+        case .invalidToken, .crossSite: false
         }
     }
 

@@ -21,6 +21,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Address, threads, limits and tokens.
     public let configuration: ServerConfiguration
 
+    /// The names the server answers to and the origin of its own pages; its port is the one
+    /// bound once `start()` has run.
+    public private(set) var sameOrigin: SameOrigin
     private var daemon: OpaquePointer?
     private var listenSocket: Int32 = -1
     private let inFlightLock = NSLock()
@@ -32,6 +35,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.dataset = dataset
         self.routes = routes
         self.configuration = configuration
+        sameOrigin = SameOrigin(listen: configuration.listen, publicURL: configuration.publicURL)
     }
 
     deinit {
@@ -53,10 +57,10 @@ public final class HTTPServer: @unchecked Sendable {
             return annolink_mhd_start(
                 flags, socketAddress, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
                 UInt32(configuration.connectionsPerAddressLimit), UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit,
-                { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+                { context, connection, url, method, version, uploadData, uploadSize, requestContext in
                     guard let context, let connection, let url, let method, let uploadSize, let requestContext else { return MHD_Result.NO }
                     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-                    return server.handle(connection: connection, url: url, method: method, uploadData: uploadData,
+                    return server.handle(connection: connection, url: url, method: method, version: version, uploadData: uploadData,
                                          uploadSize: uploadSize, requestContext: requestContext)
                 }, context,
                 { context, _, requestContext, _ in
@@ -68,7 +72,9 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let started else { throw ServerError.cannotListen(address.description, reason: String(cString: strerror(errno))) }
         daemon = started
-        return annolink_mhd_bound_port(started)
+        let port = annolink_mhd_bound_port(started)
+        sameOrigin.listen.port = port
+        return port
     }
 
     /// Stops accepting connections, lets the requests in flight finish (at most `grace`
@@ -110,13 +116,19 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// libmicrohttpd's access handler: called once when the header is read (the request's state
     /// is made), once per piece of body, and once more at the end, when the answer is queued.
-    private func handle(connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+    private func handle(connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
                         uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                         requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let existing = requestContext.pointee else {
-            let pending = PendingRequest(method: String(cString: method), path: String(cString: url))
+            let pending = PendingRequest(method: String(cString: method), path: String(cString: url),
+                                         version: version.map { String(cString: $0) } ?? "")
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
             began()
+            // Framing libmicrohttpd would take but two readers could read differently (request
+            // smuggling through a proxy), or a body it would wait 30 s for, is refused at once.
+            if let refusal = framingRefusal(connection) {
+                return queue(refusal, for: pending, caller: nil, on: connection)
+            }
             // A declared body over the limit is refused before a byte of it is read.
             if let length = lookup(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap(Int.init), length > configuration.maxBodyBytes {
                 pending.isTooLarge = true
@@ -149,7 +161,33 @@ public final class HTTPServer: @unchecked Sendable {
         } catch {
             return queue(.problem(status: 400, detail: "the request cannot be read"), for: pending, caller: nil, on: connection)
         }
+        if let refusal = hostRefusal(request, version: pending.version) {
+            return queue(refusal, for: pending, caller: request.caller, on: connection)
+        }
         return queue(respond(to: request), for: pending, caller: request.caller, on: connection)
+    }
+
+    /// 400 for a request whose `Host` does not name the server (DNS rebinding), or an HTTP/1.1
+    /// request without one (RFC 9112 §3.2).
+    private func hostRefusal(_ request: HTTPRequest, version: String) -> HTTPResponse? {
+        guard let host = request.header("Host") else {
+            return version == "HTTP/1.0" ? nil : .problem(status: 400, detail: "an HTTP/1.1 request needs a Host header")
+        }
+        return sameOrigin.refusal(ofHost: host).map { .problem(status: 400, detail: $0) }
+    }
+
+    /// 400 for two `Content-Length` values that differ, or `Content-Length` beside
+    /// `Transfer-Encoding`; 501 for a transfer coding other than `chunked` (RFC 9112 §6).
+    private func framingRefusal(_ connection: OpaquePointer) -> HTTPResponse? {
+        guard let headers = try? values(of: connection, kind: MHD_ValueKind.HEADER_KIND) else { return nil }
+        let lengths = Set(headers.filter { $0.0.lowercased() == "content-length" }.map { $0.1.trimmingCharacters(in: .whitespaces) })
+        let codings = headers.filter { $0.0.lowercased() == "transfer-encoding" }.map { $0.1.trimmingCharacters(in: .whitespaces).lowercased() }
+        if lengths.count > 1 { return .problem(status: 400, detail: "the request gives two different Content-Length values") }
+        if !codings.isEmpty, !lengths.isEmpty { return .problem(status: 400, detail: "the request gives both Content-Length and Transfer-Encoding") }
+        if let coding = codings.first(where: { $0 != "chunked" }) ?? (codings.count > 1 ? "chunked, chunked" : nil) {
+            return .problem(status: 501, detail: "the transfer coding '\(coding)' is not supported; send chunked or a Content-Length")
+        }
+        return nil
     }
 
     /// The answer of the first route set that claims the request; a `HEAD` no route claims is
@@ -181,18 +219,21 @@ public final class HTTPServer: @unchecked Sendable {
         }
         var request = HTTPRequest(method: pending.method, path: pending.path, parameters: parameters, headers: headerFields, body: pending.body)
         request.caller = caller(headers: headerFields, parameters: parameters)
+        request.publicOrigin = configuration.publicURL?.origin
         return request
     }
 
-    /// Who is asking: without a token table everyone may edit; with one, a Bearer token
-    /// (`Authorization` or Esri's `X-Esri-Authorization`) or a `token` parameter names the user.
+    /// Who is asking: a Bearer token (`Authorization` or Esri's `X-Esri-Authorization`) or a
+    /// `token` parameter names the user; without one, a page of another origin may only read
+    /// (`SameOrigin`), and anyone else may edit unless there is a token table.
     func caller(headers: [String: String], parameters: [String: String]) -> Caller {
-        guard let tokens = configuration.tokens else { return .anonymous(mayEdit: true) }
+        let crossSite = sameOrigin.crossSiteSource(headers: headers)
+        guard let tokens = configuration.tokens else { return crossSite.map { .crossSite(source: $0) } ?? .anonymous(mayEdit: true) }
         let bearer = [headers["authorization"], headers["x-esri-authorization"]].compactMap { field -> String? in
             guard let field, field.lowercased().hasPrefix("bearer ") else { return nil }
             return field.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
         }.first
-        guard let token = bearer ?? parameters["token"], !token.isEmpty else { return .anonymous(mayEdit: false) }
+        guard let token = bearer ?? parameters["token"], !token.isEmpty else { return crossSite.map { .crossSite(source: $0) } ?? .anonymous(mayEdit: false) }
         guard let grant = tokens.grant(for: token) else { return .invalidToken }
         return .user(name: grant.user, mayEdit: grant.mayEdit)
     }
@@ -230,7 +271,7 @@ public final class HTTPServer: @unchecked Sendable {
         let user: String = switch caller {
         case .user(let name, _)?: Self.logSafe(name)
         case .invalidToken?: "?"
-        case .anonymous?, nil: "-"
+        case .anonymous?, .crossSite?, nil: "-"
         }
         let line = "\(Self.timestamp()) \(Self.logSafe(pending.method)) \(Self.logSafe(pending.path)) \(status) \(String(format: "%.1f", milliseconds))ms \(user)\n"
         logLock.lock()
@@ -317,14 +358,17 @@ public final class HTTPServer: @unchecked Sendable {
 private final class PendingRequest {
     let method: String
     let path: String
+    /// `HTTP/1.1`, as the request line gives it.
+    let version: String
     let started = DispatchTime.now().uptimeNanoseconds
     var body: [UInt8] = []
     var isTooLarge = false
     var isAnswered = false
 
-    init(method: String, path: String) {
+    init(method: String, path: String, version: String) {
         self.method = method
         self.path = path
+        self.version = version
     }
 }
 
@@ -365,6 +409,8 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidListenAddress(String)
     /// A line of the token file cannot be read.
     case invalidTokenFile(path: String, line: Int, reason: String)
+    /// The `--public-url` value is not `http[s]://HOST[:PORT]`.
+    case invalidPublicURL(String, reason: String)
 
     public var description: String {
         switch self {
@@ -372,6 +418,7 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidListenAddress(let text):
             "'\(text)' is not an address to listen on; give HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"
         case .invalidTokenFile(let path, let line, let reason): "\(path) line \(line): \(reason)"
+        case .invalidPublicURL(let text, let reason): "'\(text)' is not a public URL: \(reason)"
         }
     }
 }

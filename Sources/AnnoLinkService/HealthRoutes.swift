@@ -3,7 +3,7 @@
 /// test harness, which waits for it before sending requests.
 ///
 /// Answers `{"status": "ok", "dataset", "readOnly", "caller": {"user", "mayEdit"} or
-/// {"anonymous": true, "mayEdit"} or {"invalidToken": true}}`; 503 when the file cannot be read.
+/// {"anonymous": true, "mayEdit"} or {"invalidToken": true} or {"crossSite": origin}}`; 503 when the file cannot be read.
 public struct HealthRoutes: Routes {
     public init() {}
 
@@ -33,6 +33,8 @@ public struct HealthRoutes: Routes {
         var user: String?
         var anonymous: Bool?
         var invalidToken: Bool?
+        /// The other origin of a cross-site request, which may read only.
+        var crossSite: String?
         var mayEdit: Bool
 
         init(_ caller: Caller) {
@@ -40,6 +42,7 @@ public struct HealthRoutes: Routes {
             case .anonymous(let mayEdit): anonymous = true; self.mayEdit = mayEdit
             case .user(let name, let mayEdit): user = name; self.mayEdit = mayEdit
             case .invalidToken: invalidToken = true; mayEdit = false
+            case .crossSite(let source): crossSite = source; mayEdit = false
             }
         }
     }

@@ -2,6 +2,7 @@ import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkPostGIS
+import AnnoLinkRender
 import AnnoLinkSketch
 import AnnoLinkStore
 
@@ -129,6 +130,12 @@ struct RouteRefusal: Error {
         case let e as GeometryCodecError: self.init(.badRequest, e.description, code: "InvalidGeometry")
         case let e as EngineError: self.init(.badRequest, "\(e)")
         case let e as GeoViewRefusal: self.init(e.status == 422 ? .unprocessable : .badRequest, e.detail)
+        case let e as RenderError:
+            switch e {
+            case .invalidView: self.init(.badRequest, e.description, parameter: "bbox")
+            case .noExtent: self.init(.unprocessable, e.description)
+            case .cairo, .cannotWrite: self.init(.failure, e.description)
+            }
         case let e as SQLiteError where e.resultCode == .constraint:
             self.init(.refused, "the values break a rule of the table: \(e.message)", code: "InvalidRequestBody")
         case let e as SQLiteError where e.resultCode == .busy || e.resultCode == .locked:
@@ -180,6 +187,9 @@ struct RouteRefusal: Error {
             throw RouteRefusal(.tokenRequired, "\(what) needs a token (Authorization: Bearer TOKEN)",
                                headers: [("WWW-Authenticate", "Bearer realm=\"annolink\"")])
         case .user(let name, mayEdit: false): throw RouteRefusal(.forbidden, "the token of \(name) grants reading only")
+        case .crossSite(let source):
+            throw RouteRefusal(.forbidden, "\(what) from \(source) is refused: a page of another origin may not change data on this server " +
+                               "without a token (docs/serve.md, the threat model)")
         default: break
         }
     }

@@ -31,11 +31,15 @@ public struct ServerConfiguration: Sendable {
     public var sketchSessionLimit: Int
     /// Seconds a sketch session may go without a request before it is ended (`--sketch-idle`).
     public var sketchIdleSeconds: Double
+    /// `--public-url`: the name and origin clients reach the server by through a proxy, besides
+    /// the listen address (`SameOrigin`).
+    public var publicURL: SameOrigin.PublicURL?
 
     public init(listen: ListenAddress = .loopback(port: 8080), threads: Int = 8, maxBodyBytes: Int = 10 * 1024 * 1024,
                 connectionLimit: Int = 256, connectionsPerAddressLimit: Int = 64, idleTimeoutSeconds: Int = 30, connectionMemoryLimit: Int = 128 * 1024,
                 tokens: TokenTable? = nil, accessLog: Bool = true,
-                sketchSessionLimit: Int = SketchRoutes.defaultLimit, sketchIdleSeconds: Double = SketchRoutes.defaultIdleSeconds) {
+                sketchSessionLimit: Int = SketchRoutes.defaultLimit, sketchIdleSeconds: Double = SketchRoutes.defaultIdleSeconds,
+                publicURL: SameOrigin.PublicURL? = nil) {
         self.listen = listen
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
@@ -47,6 +51,7 @@ public struct ServerConfiguration: Sendable {
         self.accessLog = accessLog
         self.sketchSessionLimit = sketchSessionLimit
         self.sketchIdleSeconds = sketchIdleSeconds
+        self.publicURL = publicURL
     }
 }
 

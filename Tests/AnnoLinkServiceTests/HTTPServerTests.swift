@@ -59,6 +59,7 @@ private struct TestRoutes: Routes {
             case .invalidToken: return .problem(status: 401, detail: "invalid token")
             case .anonymous(false): return .problem(status: 401, detail: "a token is required to edit")
             case .user(_, false): return .problem(status: 403, detail: "this token may only read")
+            case .crossSite: return .problem(status: 403, detail: "a page of another origin may not edit")
             default: break
             }
             guard let table = request.parameters["table"], let fid = request.parameters["fid"].flatMap(Int64.init),
@@ -192,7 +193,7 @@ private final class RunningServer: @unchecked Sendable {
             #expect(reply.object?["status"] as? Int == 404)
         }
         let port = UInt16(server.url.split(separator: ":").last!)!
-        let head = try HTTPClient.raw(port: port, Array("HEAD /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        let head = try HTTPClient.raw(port: port, Array("HEAD /health HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
         #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
         #expect(head.hasSuffix("\r\n\r\n"), "a HEAD answer has no body: \(head)")
         let post = try server.request("/health", method: "POST", body: Data())
@@ -223,20 +224,74 @@ private final class RunningServer: @unchecked Sendable {
         let port = UInt16(server.url.split(separator: ":").last!)!
         let garbage = try HTTPClient.raw(port: port, Array("THIS IS NOT HTTP\r\n\r\n".utf8))
         #expect(garbage.hasPrefix("HTTP/1.1 400"), "\(garbage)")
-        let noColon = try HTTPClient.raw(port: port, Array("GET /health HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n".utf8))
+        let noColon = try HTTPClient.raw(port: port, Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nNoColonHere\r\n\r\n".utf8))
         #expect(noColon.hasPrefix("HTTP/1.1 400"), "\(noColon)")
-        let version = try HTTPClient.raw(port: port, Array("GET /health HTTP/9.9\r\nHost: x\r\n\r\n".utf8))
+        let version = try HTTPClient.raw(port: port, Array("GET /health HTTP/9.9\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
         #expect(version.hasPrefix("HTTP/1.1 505"), "\(version)")
-        let hugeHeader = try HTTPClient.raw(port: port, Array("GET /health HTTP/1.1\r\nHost: x\r\nX: \(String(repeating: "a", count: 200_000))\r\n\r\n".utf8))
+        let hugeHeader = try HTTPClient.raw(port: port, Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX: \(String(repeating: "a", count: 200_000))\r\n\r\n".utf8))
         #expect(hugeHeader.hasPrefix("HTTP/1.1 431"), "\(hugeHeader.prefix(100))")
-        let badLength = try HTTPClient.raw(port: port, Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: banana\r\n\r\n".utf8))
+        let badLength = try HTTPClient.raw(port: port, Array("POST /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: banana\r\n\r\n".utf8))
         #expect(badLength.hasPrefix("HTTP/1.1 400"), "\(badLength)")
-        let notUTF8 = try HTTPClient.raw(port: port, Array("GET /echo?where=%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        let notUTF8 = try HTTPClient.raw(port: port, Array("GET /echo?where=%FF%FE HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
         #expect(notUTF8.hasPrefix("HTTP/1.1 400"), "\(notUTF8)")
         #expect(notUTF8.contains("not valid UTF-8"))
-        let badForm = try HTTPClient.raw(port: port, [UInt8]("POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 6\r\n\r\na=%FF%".utf8))
+        let badForm = try HTTPClient.raw(port: port, [UInt8]("POST /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 6\r\n\r\na=%FF%".utf8))
         #expect(badForm.hasPrefix("HTTP/1.1 400"), "\(badForm)")
         #expect(try server.request("/health").status == 200)
+    }
+
+    /// Issue 25: framing that a proxy and libmicrohttpd could read two ways is refused, and a
+    /// transfer coding it cannot read is answered at once instead of after the idle timeout.
+    @Test func ambiguousFramingIsRefusedAtOnce() throws {
+        let server = try RunningServer()
+        let port = UInt16(server.url.split(separator: ":").last!)!
+        func raw(_ text: String) throws -> String { try HTTPClient.raw(port: port, Array(text.utf8)) }
+        let host = "Host: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        let twoLengths = try raw("POST /echo HTTP/1.1\r\n\(host)Content-Length: 0\r\nContent-Length: 5\r\n\r\nhello")
+        #expect(twoLengths.hasPrefix("HTTP/1.1 400") && twoLengths.contains("two different Content-Length"), "\(twoLengths)")
+        let sameTwice = try raw("POST /echo HTTP/1.1\r\n\(host)Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello")
+        #expect(sameTwice.hasPrefix("HTTP/1.1 200"), "\(sameTwice)")
+        let both = try raw("POST /echo HTTP/1.1\r\n\(host)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        #expect(both.hasPrefix("HTTP/1.1 400") && both.contains("both Content-Length and Transfer-Encoding"), "\(both)")
+        let unknown = try raw("POST /echo HTTP/1.1\r\n\(host)Transfer-Encoding: gzip\r\n\r\n")
+        #expect(unknown.hasPrefix("HTTP/1.1 501") && unknown.contains("'gzip'"), "\(unknown)")
+        let chunked = try raw("POST /echo HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        #expect(chunked.hasPrefix("HTTP/1.1 200") && chunked.contains("\"bodyLength\":5"), "\(chunked)")
+        #expect(try server.request("/health").status == 200)
+    }
+
+    /// Issue 25: a `Host` that does not name the server is refused (DNS rebinding), and so is an
+    /// HTTP/1.1 request without one; HTTP/1.0 has none to give.
+    @Test func theHostHeaderMustNameTheServer() throws {
+        let server = try RunningServer()
+        let port = UInt16(server.url.split(separator: ":").last!)!
+        func raw(_ text: String) throws -> String { try HTTPClient.raw(port: port, Array(text.utf8)) }
+        #expect(try raw("GET /health HTTP/1.1\r\nHost: localhost:\(port)\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let forged = try raw("GET /health HTTP/1.1\r\nHost: rebound.example:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(forged.hasPrefix("HTTP/1.1 400") && forged.contains("does not name this server"), "\(forged)")
+        let otherPort = try raw("GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(port == 1 ? 2 : 1)\r\nConnection: close\r\n\r\n")
+        #expect(otherPort.hasPrefix("HTTP/1.1 400"), "\(otherPort)")
+        let none = try raw("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n")
+        #expect(none.hasPrefix("HTTP/1.1 400") && none.contains("needs a Host header"), "\(none)")
+        let old = try raw("GET /health HTTP/1.0\r\n\r\n")
+        #expect(old.split(separator: " ").dropFirst().first == "200", "\(old)")
+    }
+
+    /// Issue 25: without a valid token a page of another origin may read, never edit; a token
+    /// is leave, whatever the origin.
+    @Test func pagesOfAnotherOriginMayOnlyRead() throws {
+        let open = try RunningServer()
+        let foreign = try open.request("/echo", headers: ["Origin": "http://evil.example"])
+        #expect(foreign.status == 200 && foreign.object?["mayEdit"] as? Bool == false, "\(foreign.text)")
+        let health = try open.request("/health", headers: ["Sec-Fetch-Site": "cross-site"])
+        #expect((health.object?["caller"] as? [String: Any])?["crossSite"] as? String == "a cross-site page", "\(health.text)")
+        let own = try open.request("/echo", headers: ["Origin": open.url, "Sec-Fetch-Site": "same-origin"])
+        #expect(own.object?["mayEdit"] as? Bool == true, "\(own.text)")
+        let withTokens = try RunningServer(tokens: Self.tokens)
+        let alice = try withTokens.request("/echo", headers: ["Origin": "http://app.example", "Authorization": "Bearer t-alice"])
+        #expect(alice.object?["user"] as? String == "alice" && alice.object?["mayEdit"] as? Bool == true, "\(alice.text)")
+        let nobody = try withTokens.request("/health", headers: ["Origin": "http://app.example"])
+        #expect((nobody.object?["caller"] as? [String: Any])?["crossSite"] as? String == "http://app.example", "\(nobody.text)")
     }
 
     @Test func hostileBytesNeverStopTheServer() throws {
@@ -246,7 +301,7 @@ private final class RunningServer: @unchecked Sendable {
         let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "BREW", "", "G\u{0}ET"]
         let paths = ["/echo", "/edit", "/health", "/%00", "/..%2f..%2f", "/echo?" + String(repeating: "a=1&", count: 500), "*", "/%ZZ", "/\u{7f}"]
         for _ in 0..<60 {
-            var request = "\(methods.randomElement(using: &generator)!) \(paths.randomElement(using: &generator)!) HTTP/1.1\r\nHost: x\r\n"
+            var request = "\(methods.randomElement(using: &generator)!) \(paths.randomElement(using: &generator)!) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
             if Bool.random(using: &generator) { request += "Content-Length: \(Int.random(in: -5...9000, using: &generator))\r\n" }
             if Bool.random(using: &generator) { request += "Content-Type: application/x-www-form-urlencoded\r\n" }
             if Bool.random(using: &generator) { request += "Transfer-Encoding: chunked\r\n" }

@@ -11,8 +11,9 @@ enum FeatureServerError: Error, Equatable {
     case tokenRequired
     /// The token given is not valid (498).
     case invalidToken
-    /// The token does not allow this (403).
-    case forbidden
+    /// The token, or the page the request came from, does not allow this (403); why, in the
+    /// details.
+    case forbidden(String)
     /// The operation takes another HTTP method (405).
     case methodNotAllowed(String)
     /// Something failed that the request could not have caused (500).
@@ -47,8 +48,8 @@ enum FeatureServerError: Error, Equatable {
     var details: [String] {
         switch self {
         case .invalidParameter(let name, let why): ["\(name): \(why)"]
-        case .unsupported(let why), .methodNotAllowed(let why), .internalError(let why): [why]
-        case .notFound, .tokenRequired, .invalidToken, .forbidden: []
+        case .unsupported(let why), .methodNotAllowed(let why), .internalError(let why), .forbidden(let why): [why]
+        case .notFound, .tokenRequired, .invalidToken: []
         }
     }
 
@@ -64,7 +65,7 @@ enum FeatureServerError: Error, Equatable {
         switch refusal.kind {
         case .invalidToken: self = .invalidToken
         case .tokenRequired: self = .tokenRequired
-        case .forbidden: self = .forbidden
+        case .forbidden: self = .forbidden(refusal.detail)
         case .readOnly, .notOnThisStore: self = .unsupported(refusal.detail)
         case .methodNotAllowed: self = .methodNotAllowed(refusal.detail)
         case .badRequest where refusal.parameter != nil: self = .invalidParameter(refusal.parameter!, refusal.detail)

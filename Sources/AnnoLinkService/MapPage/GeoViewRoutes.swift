@@ -76,7 +76,7 @@ enum GeoViewRoutes {
         guard let bboxText = request.parameters["bbox"] else {
             throw GeoViewRefusal(status: 400, detail: "bbox is missing: give MINX,MINY,MAXX,MAXY in the data's CRS")
         }
-        let v = bboxText.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let v = bboxText.split(separator: ",", omittingEmptySubsequences: false).map { decimalNumber($0.trimmingCharacters(in: .whitespaces)) }
         guard v.count == 4, let minX = v[0], let minY = v[1], let maxX = v[2], let maxY = v[3],
               [minX, minY, maxX, maxY].allSatisfy(\.isFinite) else {
             throw GeoViewRefusal(status: 400, detail: "bbox '\(bboxText)' is not MINX,MINY,MAXX,MAXY (four numbers)")
@@ -101,7 +101,7 @@ enum GeoViewRoutes {
             let own = try first.flatMap { try store.spatialReferenceSystem($0.srsID) }.map(\.projName)
             let renderer = try MapRenderer(store: store, crs: own == crs ? nil : crs)
             let view = MapView.fitting(box, width: width, height: height, metresPerUnit: renderer.metresPerUnit)
-            guard view.scale.isFinite, view.scale > 0 else { throw GeoViewRefusal(status: 400, detail: "bbox '\(bboxText)' gives no finite scale") }
+            if let reason = view.undrawableReason { throw GeoViewRefusal(status: 400, detail: "bbox '\(bboxText)': \(reason)") }
             let canvas = try CairoCanvas(format: .png, width: width, height: height, dpi: view.dpi)
             let summary = try renderer.render(view, on: canvas, content: content)
             return (try canvas.pngBytes(), summary)
@@ -134,7 +134,7 @@ enum GeoViewRoutes {
 
     static func number(_ request: HTTPRequest, _ name: String) throws -> Double {
         guard let text = request.parameters[name] else { throw GeoViewRefusal(status: 400, detail: "\(name) is missing") }
-        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+        guard let value = decimalNumber(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
             throw GeoViewRefusal(status: 400, detail: "\(name) '\(text)' is not a number")
         }
         return value

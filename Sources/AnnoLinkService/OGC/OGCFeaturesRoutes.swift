@@ -354,9 +354,10 @@ public struct OGCFeaturesRoutes: Routes {
         throw OGCException.notAcceptable(offered)
     }
 
-    /// The URL of `/ogc` as the client reached it (the `Host` header; `X-Forwarded-Proto` for
-    /// the scheme behind a proxy).
+    /// The URL of `/ogc` as the client reached it: `--public-url`'s, else the `Host` header (which
+    /// the server checked names it) with `X-Forwarded-Proto` for the scheme behind a proxy.
     static func baseURL(_ request: HTTPRequest) -> String {
+        if let origin = request.publicOrigin { return origin + prefix }
         let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
         let scheme = request.header("X-Forwarded-Proto") == "https" ? "https" : "http"
         return "\(scheme)://\(host)\(prefix)"

@@ -1,9 +1,9 @@
 import Testing
 
-@testable import AnnoLinkCLI
+import AnnoLinkGeometry
 
-/// Numbers on the command line are decimal (issue 16, D11: `--to 0x10,0x20` was read as
-/// hexadecimal).
+/// Numbers on the command line and in request parameters are decimal (issue 16, D11: `--to 0x10,0x20` was read as
+/// hexadecimal; issue 25: `/coordinates?x=0x10` too).
 @Suite("decimal numbers")
 struct DecimalNumberTests {
     @Test("decimal notation is read", arguments: [

@@ -1,8 +1,8 @@
-/// A number as a person types it on a command line: decimal digits with an optional sign,
+/// A number as a person types it on a command line or in a request parameter: decimal digits with an optional sign,
 /// fraction and exponent (`-77.4011`, `.5`, `1e-3`), or `nan`/`inf` so that the caller can say
 /// they are not finite. Swift's `Double(_:)` also reads hexadecimal (`0x10` is 16), which no
 /// one means in a coordinate.
-func decimalNumber<S: StringProtocol>(_ text: S) -> Double? {
+public func decimalNumber<S: StringProtocol>(_ text: S) -> Double? {
     let lower = text.lowercased()
     let unsigned = lower.hasPrefix("+") || lower.hasPrefix("-") ? String(lower.dropFirst()) : lower
     if ["nan", "inf", "infinity"].contains(unsigned) { return Double(lower) }

@@ -1,0 +1,158 @@
+import AnnoLinkTestSupport
+import Foundation
+import Testing
+
+/// Requests from pages of another origin and requests naming another host (issue 25, "No edit
+/// without leave"; docs/serve.md, "Who may edit: the threat model"), against a real
+/// `annolink serve` on the Loudoun import without `--tokens`, the default.
+@Suite("cross-site requests and forged Host names, end to end", .serialized)
+struct CrossSiteTests {
+    static let applyEdits = "/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits"
+
+    /// A page on another origin (another port of 127.0.0.1, served by Python's http.server)
+    /// auto-submits three forms in Chromium, as the probe did: an attribute edit of fid 831, the
+    /// delete of 834, an empty POST to /journal/undo. Arguments: the server's URL.
+    static let attack = #"""
+    import http.server, json, os, sys, tempfile, threading, time
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+    \#(Browser.chromium)
+    target = sys.argv[1]
+    folder = tempfile.mkdtemp()
+    forms = [
+        ("/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits",
+         {"f": "json", "updates": json.dumps([{"attributes": {"fid": 831, "AD_ADDRESS": 99999}}])}),
+        ("/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits", {"f": "json", "deletes": "834"}),
+        ("/journal/undo", {}),
+    ]
+    html = ["<!doctype html><title>elsewhere</title><body><script>window.loaded = 0;</script>"]
+    for i, (path, fields) in enumerate(forms):
+        inputs = "".join('<input type="hidden" name="%s" value="%s">' % (k, v.replace('"', "&quot;")) for k, v in fields.items())
+        html.append('<form id="f%d" method="post" action="%s%s" target="w%d">%s</form>' % (i, target, path, i, inputs))
+    html.append("""<script>
+    for (let i = 0; i < %d; i++) {
+      const frame = document.createElement("iframe");
+      frame.name = "w" + i;
+      document.body.appendChild(frame);
+      frame.onload = () => window.loaded++;
+      document.getElementById("f" + i).submit();
+    }
+    </script></body>""" % len(forms))
+    with open(os.path.join(folder, "attack.html"), "w") as f:
+        f.write("".join(html))
+    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    d = chromium(800, 600)
+    try:
+        d.get("http://127.0.0.1:%d/attack.html" % httpd.server_address[1])
+        WebDriverWait(d, 60).until(lambda d: d.execute_script("return window.loaded") >= len(forms))
+        print(json.dumps({"loaded": d.execute_script("return window.loaded")}))
+    finally:
+        d.quit()
+        httpd.shutdown()
+    """#
+
+    @Test("a cross-origin form POST in Chromium changes nothing on a server without tokens")
+    func crossOriginFormsInChromium() throws {
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
+        defer { _ = server.stop() }
+        // An edit of the server's own, so that there is something an undo would take back.
+        let own = try server.request(Self.applyEdits, method: "POST", form: [
+            ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": 43111}}]"#)])
+        #expect(((own.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool) == true, "\(own.text)")
+        let before = try Harness.dump(path, excluding: [])
+
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.attack, server.url])
+        try #require(result.status == 0, "\(result.stderr)")
+        // The browser sent all three, and the server refused them.
+        let deadline = Date().addingTimeInterval(60)
+        func posts() -> [String] { server.stderr.split(separator: "\n").map(String.init).filter { $0.contains(" POST ") } }
+        while posts().count < 4, Date() < deadline { usleep(50_000) }
+        let lines = posts()
+        #expect(lines.count == 4, "the server saw the three forms: \(lines)")
+        #expect(lines.last?.contains("/journal/undo 403") == true, "\(lines)")
+        #expect(try Harness.dump(path, excluding: []) == before, "the file is as it was")
+        #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") != "99999")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM Loudoun_Address_Points_1 WHERE fid = 834") == "1")
+    }
+
+    @Test("every interface refuses an edit from another origin and says why; reads are answered")
+    func everyInterfaceRefuses() throws {
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
+        defer { _ = server.stop() }
+        let before = try Harness.dump(path, excluding: [])
+        let foreign = ["Origin": "http://evil.example"]
+
+        let update = try server.request(Self.applyEdits, method: "POST", headers: foreign, form: [
+            ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": 99999}}]"#)])
+        let error = update.object?["error"] as? [String: Any]
+        #expect(error?["code"] as? Int == 403, "\(update.text)")
+        #expect(((error?["details"] as? [String])?.first ?? "").contains("http://evil.example"), "\(update.text)")
+
+        let patch = try server.request("/ogc/collections/Loudoun_Address_Points_1/items/831", method: "PATCH",
+                                       headers: foreign.merging(["Content-Type": "application/merge-patch+json"]) { $1 },
+                                       body: Data(#"{"properties": {"AD_ADDRESS": 99999}}"#.utf8))
+        #expect(patch.status == 403, "\(patch.text)")
+        let undo = try server.request("/journal/undo", method: "POST", headers: ["Sec-Fetch-Site": "cross-site"])
+        #expect(undo.status == 403, "\(undo.text)")
+        #expect(undo.text.contains("a cross-site page"), "\(undo.text)")
+        let sketch = try server.request("/sketch/sessions", method: "POST", headers: ["Origin": "null", "Content-Type": "application/json"],
+                                        body: Data(#"{"table": "ParcelLines_1"}"#.utf8))
+        #expect(sketch.status == 403, "\(sketch.text)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+
+        // Reading from another origin is answered (the browser keeps it from the page: no CORS).
+        #expect(try server.request("/ogc/collections/Loudoun_Address_Points_1/items/831", headers: foreign).status == 200)
+        let health = try server.request("/health", headers: foreign)
+        #expect((health.object?["caller"] as? [String: Any])?["crossSite"] as? String == "http://evil.example")
+        // The server's own page, and a client that sends no Origin, may edit.
+        let same = try server.request(Self.applyEdits, method: "POST", headers: ["Origin": server.url, "Sec-Fetch-Site": "same-origin"], form: [
+            ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": 21001}}]"#)])
+        #expect(((same.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool) == true, "\(same.text)")
+        #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") == "21001")
+    }
+
+    @Test("a token holder may edit from another origin; a page without the token may not")
+    func tokensGiveLeave() throws {
+        let scratch = try ScratchDirectory(prefix: "tokens")
+        let tokens = scratch.path("tokens.txt")
+        try "t-alice alice edit\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        guard let (path, server) = try Harness.serveLoudoun(["--tokens", tokens]) else { return }
+        defer { _ = server.stop() }
+        let foreign = ["Origin": "http://app.example"]
+        let without = try server.request("/journal/undo", method: "POST", headers: foreign)
+        #expect(without.status == 403, "\(without.text)")
+        let with = try server.request(Self.applyEdits, method: "POST", headers: foreign.merging(["Authorization": "Bearer t-alice"]) { $1 }, form: [
+            ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": 21002}}]"#)])
+        #expect(((with.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool) == true, "\(with.text)")
+        #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") == "21002")
+    }
+
+    @Test("a Host that does not name the server is refused, so DNS rebinding reads nothing; --public-url names it")
+    func hostNamesTheServer() throws {
+        guard let (_, server) = try Harness.serveLoudoun() else { return }
+        let rebound = try server.request("/ogc", headers: ["Host": "attacker.example:\(server.port)"])
+        #expect(rebound.status == 400, "\(rebound.text)")
+        #expect(!rebound.text.contains("attacker.example:\(server.port)/ogc"), "no link echoes the forged host")
+        #expect(try server.request("/ogc/collections", headers: ["Host": "attacker.example"]).status == 400)
+        #expect(try server.request("/ogc", headers: ["Host": "localhost:\(server.port)"]).status == 200)
+        let raw = try HTTPClient.raw(port: server.port, Array("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))
+        #expect(raw.hasPrefix("HTTP/1.1 400") && raw.contains("needs a Host header"), "\(raw)")
+        _ = server.stop()
+
+        guard let (path, proxied) = try Harness.serveLoudoun(["--public-url", "https://maps.example.org"]) else { return }
+        defer { _ = proxied.stop() }
+        let landing = try proxied.request("/ogc?f=json", headers: ["Host": "maps.example.org"])
+        #expect(landing.status == 200, "\(landing.text)")
+        let links = (landing.object?["links"] as? [[String: Any]] ?? []).compactMap { $0["href"] as? String }
+        #expect(!links.isEmpty && links.allSatisfy { $0.hasPrefix("https://maps.example.org/ogc") }, "\(links)")
+        let edit = try proxied.request(Self.applyEdits, method: "POST", headers: ["Host": "maps.example.org", "Origin": "https://maps.example.org"], form: [
+            ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": 21003}}]"#)])
+        #expect(((edit.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool) == true, "\(edit.text)")
+        #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") == "21003")
+        let usage = try Harness.annolink("serve", path, "--public-url", "https://maps.example.org/annolink/")
+        #expect(usage.status == 64 && usage.stderrLines.first?.hasPrefix("error:") == true && usage.stderr.contains("a path"), "\(usage.stderr)")
+    }
+}
