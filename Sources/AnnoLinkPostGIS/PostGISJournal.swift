@@ -190,8 +190,9 @@ public final class PostGISJournal: EditJournal {
     /// Writes back the row images of the single edit `entry` (before-images for undo,
     /// after-images for redo), set-based, a table at a time in name order: every table's rows
     /// locked (`FOR UPDATE`, in fid order) and compared with the images the entry left
-    /// first, so that a refusal changes nothing; then each table's rows deleted and the images
-    /// inserted, each with one statement reading `annolink.journal_rows`.
+    /// first, so that a refusal changes nothing; then each table's rows written back: deleted where
+    /// the image is none, updated in place where the row is there, inserted where it is not, each
+    /// with one statement reading `annolink.journal_rows`.
     ///
     /// - Throws: `JournalError.conflict` naming the first row (in the edit's order) that is not
     ///   as the entry left it; `JournalError.corrupt` when the entry has no images.
@@ -228,14 +229,33 @@ public final class PostGISJournal: EditJournal {
         for name in tables {
             let table = try store.featureTable(name)
             let relation = store.qualified(table), pk = quoteIdentifier(table.primaryKey)
-            try connection.query("DELETE FROM \(relation) WHERE \(pk) IN (\(mine))", [.int8(entry), .text(name)])
-            let xid = try connection.query("""
-                WITH put AS (INSERT INTO \(relation) AS u SELECT ((r.\(written))::\(relation)).* FROM annolink.journal_rows r
-                             WHERE r.entry_id = $1 AND r.table_name = $2 AND r.\(written) IS NOT NULL ORDER BY r.seq
+            // A row that is there and has an image is updated in place, never deleted and put
+            // back: another editor waiting for its lock (`SELECT … FOR UPDATE` in READ
+            // COMMITTED) follows an update to the new version, but finds a deleted row gone
+            // ("no feature with fid 2" for a feature that always existed).
+            let columns = try connection.query("""
+                SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum
+                """, [.text(relation)]).rows.compactMap { $0[0].textValue }
+            try connection.query("""
+                DELETE FROM \(relation) AS u USING annolink.journal_rows r
+                WHERE r.entry_id = $1 AND r.table_name = $2 AND r.\(written) IS NULL AND u.\(pk) = r.fid
+                """, [.int8(entry), .text(name)])
+            let updated = try connection.query("""
+                WITH put AS (UPDATE \(relation) AS u SET (\(columns.joined(separator: ", "))) = ROW((x.image).*)
+                             FROM (SELECT r.fid, (r.\(written))::\(relation) AS image FROM annolink.journal_rows r
+                                   WHERE r.entry_id = $1 AND r.table_name = $2 AND r.\(written) IS NOT NULL) x
+                             WHERE u.\(pk) = x.fid
                              RETURNING \(PostGISStore.xmin) AS x)
                 SELECT min(x) FROM put
                 """, [.int8(entry), .text(name)]).scalar?.integerValue
-            applied = applied ?? xid
+            let inserted = try connection.query("""
+                WITH put AS (INSERT INTO \(relation) AS u SELECT ((r.\(written))::\(relation)).* FROM annolink.journal_rows r
+                             WHERE r.entry_id = $1 AND r.table_name = $2 AND r.\(written) IS NOT NULL
+                               AND NOT EXISTS (SELECT 1 FROM \(relation) AS t WHERE t.\(pk) = r.fid) ORDER BY r.seq
+                             RETURNING \(PostGISStore.xmin) AS x)
+                SELECT min(x) FROM put
+                """, [.int8(entry), .text(name)]).scalar?.integerValue
+            applied = applied ?? updated ?? inserted
         }
         // The transaction that wrote the rows back, by which an undo or redo of a bulk move
         // knows these rows as the journal left them (`PostGISStore.moveBack`).
