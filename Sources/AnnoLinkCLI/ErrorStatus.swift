@@ -148,7 +148,7 @@ extension ServerError {
         case .cannotListen: .temporaryFailure
         case .invalidListenAddress: .usage
         case .invalidTokenFile: .dataError
-        case .invalidPublicURL: .usage
+        case .invalidPublicURL, .invalidCORSOrigin: .usage
         }
     }
 }

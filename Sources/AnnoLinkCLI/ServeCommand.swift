@@ -62,6 +62,12 @@ struct ServeCommand: ParsableCommand {
         of it (http[s]://HOST[:PORT], no path): requests naming that host are answered,
         pages of that origin may edit, and links in answers use it
         """)
+    static let cors = ArgumentDeclaration.option("--cors", value: "ORIGIN,…", help: """
+        let web pages of these other origins (https://app.example.org, comma-separated)
+        use the service from a browser (CORS): they may read, and edit as the server's own
+        page may (with a token under --tokens); '*' lets every origin's pages read, and
+        edit only with a token. Off by default: pages elsewhere may not read at all
+        """)
     static let readOnly = ArgumentDeclaration.flag("--read-only", help: "refuse every edit; the file is opened read-only")
     static let tokens = ArgumentDeclaration.option("--tokens", value: "FILE", help: """
         the access tokens, one per line: TOKEN USER read|edit ('#' starts a comment); a
@@ -103,13 +109,15 @@ struct ServeCommand: ParsableCommand {
         keep-alive connection, or a client that stopped part-way through its request
         """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, publicURL, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads,
+    static let arguments = [SetCommand.file, listen, publicURL, cors, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads,
                             maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
     var listenText: String?
     var publicURLText: String?
     var publicURLValue: SameOrigin.PublicURL?
+    var corsText: String?
+    var corsValue: SameOrigin.CORS?
     var isReadOnly: Bool
     var tokensPath: String?
     var maxRecordCount: Int
@@ -127,6 +135,7 @@ struct ServeCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         listenText = try arguments.option(Self.listen)
         publicURLText = try arguments.option(Self.publicURL)
+        corsText = try arguments.option(Self.cors)
         isReadOnly = arguments.flag(Self.readOnly)
         tokensPath = try arguments.option(Self.tokens)
         let positive = "a positive whole number"
@@ -170,6 +179,13 @@ struct ServeCommand: ParsableCommand {
                 throw CommandError.usage(error.description)
             }
         }
+        if let corsText {
+            do {
+                corsValue = try SameOrigin.CORS(parsing: corsText)
+            } catch let error as ServerError {
+                throw CommandError.usage(error.description)
+            }
+        }
     }
 
     func run() throws -> ExitStatus {
@@ -186,7 +202,7 @@ struct ServeCommand: ParsableCommand {
                                                 connectionsPerAddressLimit: min(connectionsPerAddressLimit, connectionLimit),
                                                 idleTimeoutSeconds: idleTimeoutSeconds, tokens: tokenTable, accessLog: !isQuiet,
                                                 sketchSessionLimit: sketchSessionLimit, sketchIdleSeconds: sketchIdleSeconds,
-                                                publicURL: publicURLValue)
+                                                publicURL: publicURLValue, cors: corsValue)
         let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.routes(for: configuration),
                                 configuration: configuration)
 

@@ -35,7 +35,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.dataset = dataset
         self.routes = routes
         self.configuration = configuration
-        sameOrigin = SameOrigin(listen: configuration.listen, publicURL: configuration.publicURL)
+        sameOrigin = SameOrigin(listen: configuration.listen, publicURL: configuration.publicURL, cors: configuration.cors)
     }
 
     deinit {
@@ -164,7 +164,38 @@ public final class HTTPServer: @unchecked Sendable {
         if let refusal = hostRefusal(request, version: pending.version) {
             return queue(refusal, for: pending, caller: request.caller, on: connection)
         }
-        return queue(respond(to: request), for: pending, caller: request.caller, on: connection)
+        let origin = request.header("Origin").flatMap { sameOrigin.corsAllows(origin: $0) ? $0 : nil }
+        var response: HTTPResponse
+        if request.method == "OPTIONS", let method = request.header("Access-Control-Request-Method") {
+            response = preflight(origin: origin, method: method, headers: request.header("Access-Control-Request-Headers"))
+        } else {
+            response = respond(to: request)
+        }
+        if let origin {
+            response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+                                 ("Access-Control-Expose-Headers", Self.exposedHeaders)]
+        }
+        return queue(response, for: pending, caller: request.caller, on: connection)
+    }
+
+    /// The answers' header fields a page of a `--cors` origin may read, besides the simple ones.
+    static let exposedHeaders = "ETag, Location, Link, Retry-After, WWW-Authenticate, Content-Disposition, Content-Crs, " +
+        "X-Annolink-Features, X-Annolink-Features-From-Index, X-Annolink-Features-Sharing-Pixels, X-Annolink-Labels, X-Annolink-Labels-Under-Minimum"
+
+    /// The answer to a CORS preflight: 204 with the methods and the asked-for header fields
+    /// allowed when `--cors` allows the origin (nil when it does not: 403, and no
+    /// `Access-Control-Allow-Origin`, so the browser refuses the request).
+    private func preflight(origin: String?, method: String, headers: String?) -> HTTPResponse {
+        guard origin != nil else {
+            return .problem(status: 403, detail: "pages of this origin may not use the service from a browser; see annolink serve --cors")
+        }
+        let names = (headers ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") } }
+        var fields: [(name: String, value: String)] = [
+            ("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"), ("Access-Control-Max-Age", "600"),
+        ]
+        if !names.isEmpty { fields.append(("Access-Control-Allow-Headers", names.joined(separator: ", "))) }
+        return HTTPResponse(status: 204, headers: fields)
     }
 
     /// 400 for a request whose `Host` does not name the server (DNS rebinding), or an HTTP/1.1
@@ -411,6 +442,8 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidTokenFile(path: String, line: Int, reason: String)
     /// The `--public-url` value is not `http[s]://HOST[:PORT]`.
     case invalidPublicURL(String, reason: String)
+    /// A `--cors` origin is not `*` or `http[s]://HOST[:PORT]`.
+    case invalidCORSOrigin(String)
 
     public var description: String {
         switch self {
@@ -419,6 +452,7 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(text)' is not an address to listen on; give HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"
         case .invalidTokenFile(let path, let line, let reason): "\(path) line \(line): \(reason)"
         case .invalidPublicURL(let text, let reason): "'\(text)' is not a public URL: \(reason)"
+        case .invalidCORSOrigin(let text): "'\(text)' is not an origin for --cors: give * or ORIGIN,… such as https://app.example.org (no path)"
         }
     }
 }

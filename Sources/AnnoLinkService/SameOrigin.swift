@@ -10,6 +10,12 @@
 /// the page: no CORS header allows it), but may change data only with a valid token, which a page
 /// on another origin cannot know.
 ///
+/// `--cors` names the other origins whose pages may use the service (CORS, for web apps served
+/// elsewhere): their requests are answered with `Access-Control-Allow-Origin`, their preflights
+/// answered, and a named origin may edit as the server's own pages may (still with a token when
+/// the server has `--tokens`). `*` lets every origin's pages read; an edit from another origin
+/// then still needs a token, since a page anywhere on the web could otherwise edit.
+///
 /// DNS rebinding turns a remote page into a same-origin one by pointing its own name at the
 /// server's address; the `Host` header still carries that name, so a request is answered only
 /// when its `Host` names the server: the listen address, `localhost` and the loopback addresses
@@ -49,14 +55,53 @@ public struct SameOrigin: Sendable, Equatable {
         public var origin: String { "\(scheme)://\(authority)" }
     }
 
+    /// The other origins `--cors` allows: each page of one may read and edit as the server's own.
+    public struct CORS: Sendable, Equatable {
+        /// Origins as a browser sends them, lower-cased: `https://app.example.org`.
+        public var origins: Set<String>
+        /// `*`: every origin's pages may read (and edit with a token).
+        public var anyOrigin: Bool
+
+        /// Parses `ORIGIN,…` or `*`.
+        ///
+        /// - Throws: `ServerError.invalidCORSOrigin` for a value that is not `http[s]://HOST[:PORT]`.
+        public init(parsing text: String) throws {
+            var origins: Set<String> = []
+            var anyOrigin = false
+            for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+                if part == "*" { anyOrigin = true; continue }
+                guard let url = try? PublicURL(parsing: part), !part.hasSuffix("/") else { throw ServerError.invalidCORSOrigin(part) }
+                origins.insert(url.origin)
+            }
+            guard anyOrigin || !origins.isEmpty else { throw ServerError.invalidCORSOrigin(text) }
+            self.origins = origins
+            self.anyOrigin = anyOrigin
+        }
+    }
+
     /// The address the server listens on.
     public var listen: ListenAddress
     /// `--public-url`, when given.
     public var publicURL: PublicURL?
+    /// `--cors`, when given.
+    public var cors: CORS?
 
-    public init(listen: ListenAddress, publicURL: PublicURL? = nil) {
+    public init(listen: ListenAddress, publicURL: PublicURL? = nil, cors: CORS? = nil) {
         self.listen = listen
         self.publicURL = publicURL
+        self.cors = cors
+    }
+
+    /// Whether `--cors` lets pages of `origin` (as a browser sends it) read through CORS.
+    public func corsAllows(origin: String) -> Bool {
+        guard let cors else { return false }
+        return cors.anyOrigin || cors.origins.contains(normalized(origin: origin))
+    }
+
+    /// `origin` lower-cased, with its scheme's default port left out.
+    private func normalized(origin: String) -> String {
+        guard let url = try? PublicURL(parsing: origin) else { return origin.lowercased() }
+        return url.origin
     }
 
     /// A `Host` value, or an origin's authority, split into a lower-cased host (IPv6 without its
@@ -112,11 +157,13 @@ public struct SameOrigin: Sendable, Equatable {
     /// Whether a request with these header fields (names lower-cased) and an admitted `Host`
     /// comes from a page of another origin: an `Origin` other than the server's own (`null` too:
     /// a sandboxed page or a file), or, without `Origin`, a `Sec-Fetch-Site` other than
-    /// `same-origin` or `none` (the user typed the URL). The other origin, or the
+    /// `same-origin` or `none` (the user typed the URL); an origin `--cors` names is not another
+    /// origin. The other origin, or the
     /// `Sec-Fetch-Site` value, is returned; nil when the request is not cross-site.
     public func crossSiteSource(headers: [String: String]) -> String? {
         if let origin = headers["origin"]?.trimmingCharacters(in: .whitespaces), !origin.isEmpty {
-            return isOwn(origin: origin, host: headers["host"]) ? nil : origin
+            if isOwn(origin: origin, host: headers["host"]) { return nil }
+            return cors?.origins.contains(normalized(origin: origin)) == true ? nil : origin
         }
         if let site = headers["sec-fetch-site"]?.lowercased(), site != "same-origin", site != "none" {
             return "a \(site) page"

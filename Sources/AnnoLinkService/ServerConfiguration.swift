@@ -34,12 +34,14 @@ public struct ServerConfiguration: Sendable {
     /// `--public-url`: the name and origin clients reach the server by through a proxy, besides
     /// the listen address (`SameOrigin`).
     public var publicURL: SameOrigin.PublicURL?
+    /// `--cors`: the other origins whose pages may use the service (`SameOrigin.CORS`).
+    public var cors: SameOrigin.CORS?
 
     public init(listen: ListenAddress = .loopback(port: 8080), threads: Int = 8, maxBodyBytes: Int = 10 * 1024 * 1024,
                 connectionLimit: Int = 256, connectionsPerAddressLimit: Int = 64, idleTimeoutSeconds: Int = 30, connectionMemoryLimit: Int = 128 * 1024,
                 tokens: TokenTable? = nil, accessLog: Bool = true,
                 sketchSessionLimit: Int = SketchRoutes.defaultLimit, sketchIdleSeconds: Double = SketchRoutes.defaultIdleSeconds,
-                publicURL: SameOrigin.PublicURL? = nil) {
+                publicURL: SameOrigin.PublicURL? = nil, cors: SameOrigin.CORS? = nil) {
         self.listen = listen
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
@@ -52,6 +54,7 @@ public struct ServerConfiguration: Sendable {
         self.sketchSessionLimit = sketchSessionLimit
         self.sketchIdleSeconds = sketchIdleSeconds
         self.publicURL = publicURL
+        self.cors = cors
     }
 }
 

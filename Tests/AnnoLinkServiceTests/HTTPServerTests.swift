@@ -125,7 +125,7 @@ private final class RunningServer: @unchecked Sendable {
     private let scratch: ScratchDirectory
 
     init(readOnly: Bool = false, tokens: String? = nil, maxBody: Int = 10 * 1024 * 1024, queryTimeLimit: Double = 5, threads: Int = 8,
-         parcels: Int = 8) throws {
+         parcels: Int = 8, cors: String? = nil) throws {
         scratch = try ScratchDirectory(prefix: "server")
         path = scratch.path("sample.gpkg")
         let package = try GeoPackage.create(path: path)
@@ -136,7 +136,7 @@ private final class RunningServer: @unchecked Sendable {
         let table = try tokens.map { try TokenTable(parsing: $0, path: "tokens") }
         server = HTTPServer(dataset: dataset, routes: [HealthRoutes(), routes],
                             configuration: ServerConfiguration(listen: .loopback(port: 0), threads: threads, maxBodyBytes: maxBody,
-                                                               tokens: table, accessLog: false))
+                                                               tokens: table, accessLog: false, cors: try cors.map { try SameOrigin.CORS(parsing: $0) }))
         let port = try server.start()
         url = "http://127.0.0.1:\(port)"
     }
@@ -292,6 +292,27 @@ private final class RunningServer: @unchecked Sendable {
         #expect(alice.object?["user"] as? String == "alice" && alice.object?["mayEdit"] as? Bool == true, "\(alice.text)")
         let nobody = try withTokens.request("/health", headers: ["Origin": "http://app.example"])
         #expect((nobody.object?["caller"] as? [String: Any])?["crossSite"] as? String == "http://app.example", "\(nobody.text)")
+    }
+
+    /// Issue 26 item 2: `--cors` answers preflights and marks answers for the origins it names;
+    /// without it no answer carries `Access-Control-Allow-Origin`.
+    @Test func corsAnswersPreflightsAndMarksAnswers() throws {
+        let server = try RunningServer(cors: "http://app.example")
+        let preflight = try server.request("/echo", method: "OPTIONS", headers: [
+            "Origin": "http://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"])
+        #expect(preflight.status == 204, "\(preflight.text)")
+        #expect(preflight.headers["access-control-allow-origin"] == "http://app.example")
+        #expect(preflight.headers["access-control-allow-methods"]?.contains("PATCH") == true)
+        #expect(preflight.headers["access-control-allow-headers"] == "authorization, content-type")
+        let get = try server.request("/echo", headers: ["Origin": "http://app.example"])
+        #expect(get.headers["access-control-allow-origin"] == "http://app.example" && get.headers["vary"] == "Origin")
+        #expect(get.headers["access-control-expose-headers"]?.contains("ETag") == true)
+        #expect(get.object?["mayEdit"] as? Bool == true, "a named origin edits as the server's own page")
+        let other = try server.request("/echo", method: "OPTIONS", headers: ["Origin": "http://evil.example", "Access-Control-Request-Method": "POST"])
+        #expect(other.status == 403 && other.headers["access-control-allow-origin"] == nil)
+        #expect(try server.request("/echo", headers: ["Origin": "http://evil.example"]).headers["access-control-allow-origin"] == nil)
+        let plain = try RunningServer()
+        #expect(try plain.request("/echo", headers: ["Origin": "http://app.example"]).headers["access-control-allow-origin"] == nil)
     }
 
     @Test func hostileBytesNeverStopTheServer() throws {

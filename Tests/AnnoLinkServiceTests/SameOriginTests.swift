@@ -70,4 +70,25 @@ import Testing
         #expect(loopback.crossSiteSource(headers: own.merging(["sec-fetch-site": "same-origin"]) { $1 }) == nil)
         #expect(loopback.crossSiteSource(headers: own.merging(["sec-fetch-site": "none"]) { $1 }) == nil)
     }
+
+    @Test("--cors: a named origin is the server's own for edits; * lets every origin read only")
+    func cors() throws {
+        let named = SameOrigin(listen: ListenAddress(host: "127.0.0.1", port: 8080),
+                               cors: try SameOrigin.CORS(parsing: "https://App.example.org, http://127.0.0.1:3000"))
+        let own = ["host": "127.0.0.1:8080"]
+        #expect(named.corsAllows(origin: "https://app.example.org"))
+        #expect(named.corsAllows(origin: "https://app.example.org:443"))
+        #expect(named.corsAllows(origin: "http://127.0.0.1:3000"))
+        #expect(!named.corsAllows(origin: "http://127.0.0.1:3001"))
+        #expect(named.crossSiteSource(headers: own.merging(["origin": "https://app.example.org"]) { $1 }) == nil)
+        #expect(named.crossSiteSource(headers: own.merging(["origin": "https://evil.example"]) { $1 }) == "https://evil.example")
+        let any = SameOrigin(listen: ListenAddress(host: "127.0.0.1", port: 8080), cors: try SameOrigin.CORS(parsing: "*"))
+        #expect(any.corsAllows(origin: "https://anywhere.example"))
+        #expect(any.crossSiteSource(headers: own.merging(["origin": "https://anywhere.example"]) { $1 }) == "https://anywhere.example",
+                "every origin may read, but an edit from one still needs a token")
+        #expect(!SameOrigin(listen: ListenAddress(host: "127.0.0.1", port: 8080)).corsAllows(origin: "https://app.example.org"))
+        for text in ["", "app.example.org", "https://app.example.org/", "https://app.example.org/path", "ftp://x"] {
+            #expect(throws: ServerError.self, "\(text)") { try SameOrigin.CORS(parsing: text) }
+        }
+    }
 }

@@ -155,4 +155,73 @@ struct CrossSiteTests {
         let usage = try Harness.annolink("serve", path, "--public-url", "https://maps.example.org/annolink/")
         #expect(usage.status == 64 && usage.stderrLines.first?.hasPrefix("error:") == true && usage.stderr.contains("a path"), "\(usage.stderr)")
     }
+
+    /// A page of another origin reads and edits (with a token) through `--cors`, in Chromium;
+    /// from a server without `--cors` the browser gives it nothing. Arguments: the URL of the
+    /// server with `--cors`, the URL of the one without.
+    static let webApp = #"""
+    import http.server, json, os, sys, tempfile, threading
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    \#(Browser.chromium)
+    folder = tempfile.mkdtemp()
+    with open(os.path.join(folder, "app.html"), "w") as f:
+        f.write("<!doctype html><title>a web app elsewhere</title><p>app</p>")
+    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    script = """
+    const done = arguments[arguments.length - 1];
+    async function use(base, value) {
+      const out = {};
+      try { const r = await fetch(base + "/ogc/collections?f=json"); out.read = r.status; out.collections = (await r.json()).collections.length; }
+      catch (e) { out.read = String(e); }
+      try {
+        const body = new URLSearchParams({f: "json", updates: JSON.stringify([{attributes: {fid: 831, AD_ADDRESS: value}}])});
+        const r = await fetch(base + "/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits",
+                              {method: "POST", headers: {"Authorization": "Bearer t-alice"}, body});
+        out.edit = await r.json();
+      } catch (e) { out.edit = String(e); }
+      try {
+        const r = await fetch(base + "/journal/undo", {method: "POST"});
+        out.anonymousUndo = r.status;
+      } catch (e) { out.anonymousUndo = String(e); }
+      return out;
+    }
+    Promise.all([use(arguments[0], 21004), use(arguments[1], 21005)]).then(done);
+    """
+    d = chromium(800, 600)
+    try:
+        d.set_script_timeout(60)
+        d.get("http://127.0.0.1:%d/app.html" % httpd.server_address[1])
+        allowed, refused = d.execute_async_script(script, sys.argv[1], sys.argv[2])
+        print(json.dumps({"allowed": allowed, "refused": refused}))
+    finally:
+        d.quit()
+        httpd.shutdown()
+    """#
+
+    @Test("--cors lets a web app elsewhere read and edit with a token in Chromium; without it the browser gives the page nothing")
+    func webAppThroughCORS() throws {
+        let scratch = try ScratchDirectory(prefix: "tokens")
+        let tokens = scratch.path("tokens.txt")
+        try "t-alice alice edit\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        guard let (path, open) = try Harness.serveLoudoun(["--tokens", tokens, "--cors", "*"]),
+              let (otherPath, closed) = try Harness.serveLoudoun(["--tokens", tokens]) else { return }
+        defer { _ = open.stop(); _ = closed.stop() }
+        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.webApp, open.url, closed.url])
+        try #require(result.status == 0, "\(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [String: Any]])
+        let allowed = try #require(seen["allowed"]), refused = try #require(seen["refused"])
+        #expect(allowed["read"] as? Int == 200 && (allowed["collections"] as? Int ?? 0) > 0, "\(allowed)")
+        let update = ((allowed["edit"] as? [String: Any])?["updateResults"] as? [[String: Any]])?.first
+        #expect(update?["success"] as? Bool == true, "\(allowed)")
+        #expect(allowed["anonymousUndo"] as? Int == 403, "an edit from elsewhere without the token is still refused: \(allowed)")
+        #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") == "21004")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM annolink_journal") == "1")
+        for key in ["read", "edit", "anonymousUndo"] {
+            #expect((refused[key] as? String)?.contains("Failed to fetch") == true, "\(key): \(refused)")
+        }
+        #expect(try Harness.sqlite(otherPath, "SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") != "21005")
+    }
 }
