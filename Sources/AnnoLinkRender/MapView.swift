@@ -63,7 +63,7 @@ public struct MapView: Hashable, Sendable {
             return "the centre, scale or rotation is not a finite number"
         }
         guard unitsPerPixel <= Self.maximumUnitsPerPixel else {
-            return "one pixel would cover \(unitsPerPixel) map units, more than the \(Self.maximumUnitsPerPixel) a map can use"
+            return String(format: "one pixel would cover %.3g map units, more than the %.0g a map can use", unitsPerPixel, Self.maximumUnitsPerPixel)
         }
         return nil
     }

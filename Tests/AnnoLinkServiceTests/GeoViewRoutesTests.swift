@@ -56,6 +56,8 @@ import Testing
     @Test(arguments: [
         ([:], "x is missing"), (["x": "1"], "y is missing"), (["x": "abc", "y": "1"], "x 'abc' is not a number"),
         (["x": "1", "y": "inf"], "y 'inf' is not a number"),
+        // Issue 25: Swift's Double("0x10") is 16; a coordinate is decimal.
+        (["x": "0x10", "y": "1"], "x '0x10' is not a number"), (["x": "1", "y": "0X1p4"], "y '0X1p4' is not a number"),
     ] as [([String: String], String)])
     func coordinatesRefuseWhatIsNotAPoint(parameters: [String: String], detail: String) throws {
         let (_, dataset) = try Self.loudoun()
@@ -126,6 +128,10 @@ import Testing
         (["bbox": "1,2,3,4", "width": "10", "height": "4097"], "height '4097' is not a whole number of pixels from 1 to 4096"),
         (["bbox": "1,2,3,4", "width": "10.5", "height": "10"], "width '10.5' is not a whole number of pixels from 1 to 4096"),
         (["bbox": "1,2,3,4", "width": "10", "height": "10", "overview": "yes"], "overview 'yes' is not true or false"),
+        (["bbox": "0x1,2,3,4", "width": "10", "height": "10"], "bbox '0x1,2,3,4' is not MINX,MINY,MAXX,MAXY (four numbers)"),
+        // Issue 25: a 500 from Cairo's matrix before.
+        (["bbox": "-1e300,-1e300,1e300,1e300", "width": "100", "height": "100"],
+         "bbox '-1e300,-1e300,1e300,1e300': one pixel would cover 2e+298 map units, more than the 1e+12 a map can use"),
     ] as [([String: String], String)])
     func renderRefusesBadViews(parameters: [String: String], detail: String) throws {
         let (_, dataset) = try Self.loudoun()

@@ -139,7 +139,10 @@ struct RenderTests {
         #expect(missing.status == 66, "\(missing.stderr)")
         let unwritable = try Harness.annolink("render", path, folder.appendingPathComponent("no/such/folder/x.png").path)
         #expect(unwritable.status == 73 && unwritable.stderr.hasPrefix("error: "), "\(unwritable.stderr)")
-        for result in [jpeg, table, fid, crs, missing, unwritable] {
+        // Issue 25: exit 73 (cannot create) from Cairo's matrix before; the view is bad data.
+        let huge = try Harness.annolink("render", path, out, "--bbox", "-1e300,-1e300,1e300,1e300")
+        #expect(huge.status == 65 && huge.stderr.contains("one pixel would cover"), "\(huge.stderr)")
+        for result in [jpeg, table, fid, crs, missing, unwritable, huge] {
             #expect(result.stderr.split(separator: "\n").first?.hasPrefix("error: ") == true)
         }
         #expect(!FileManager.default.fileExists(atPath: out))
