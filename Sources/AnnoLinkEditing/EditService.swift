@@ -88,6 +88,7 @@ public final class EditService {
             }
             let value = try FieldValue.parse(text, for: column, table: table.name)
             if isAnnotation { try checkAnnotationValue(value, text: text, column: column, of: table) }
+            try checkGlobalID(value, text: text, column: column, of: table)
             parsed[column.name] = value
         }
         return parsed
@@ -273,11 +274,13 @@ public final class EditService {
     }
 
     /// Adds a feature with `geometry` (in `crs`, nil: the table's) and fields typed as text,
-    /// and creates its annotation where the classes say AutoCreate.
+    /// and creates its annotation where the classes say AutoCreate. A table with a GlobalID
+    /// gets a new GUID in it unless the values give one (`withGlobalID`); the result's fields
+    /// list it.
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)],
                            allowEmpty: Bool = false, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
-        let parsed = try parse(values, for: table)
+        let parsed = try parse(withGlobalID(values, for: table), for: table)
         if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         var shape = geometry
         if let crs {

@@ -61,4 +61,77 @@ struct DataValueTests {
         #expect(try server.request("/ogc/collections/Loudoun_Address_PointsAnno_1/items?limit=5").status == 200)
         server.stop()
     }
+
+    // MARK: GlobalID
+
+    /// Esri's form, as the Loudoun data spell their GlobalIDs.
+    static let esriGUID = #"^\{[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\}$"#
+
+    /// Before the fix every Loudoun table refused a POST: `GlobalID` is NOT NULL, without a default.
+    @Test("OGC POST of a Loudoun address point without GlobalID makes it with a new GUID and its label")
+    func ogcPostWithoutGlobalID() throws {
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
+        let body = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-77.41643,39.02078]},"properties":{"AD_ADDRESS":45777,"ST_STR_NAM":"OAK"}}"#
+        let posted = try server.request("/ogc/collections/Loudoun_Address_Points_1/items", method: "POST",
+                                        headers: ["Content-Type": "application/geo+json"], body: Data(body.utf8))
+        #expect(posted.status == 201, "\(posted.text)")
+        let fid = try #require(posted.headers["location"]?.split(separator: "/").last.map(String.init))
+        let guid = try Harness.sqlite(path, "SELECT GlobalID FROM Loudoun_Address_Points_1 WHERE fid = \(fid)")
+        #expect(guid.range(of: Self.esriGUID, options: .regularExpression) != nil, "\(guid)")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM Loudoun_Address_Points_1 WHERE GlobalID = '\(guid)'") == "1")
+        #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = \(fid)") == "45777 OAK")
+        // The feature reads back with it.
+        let read = try server.request("/ogc/collections/Loudoun_Address_Points_1/items/\(fid)")
+        #expect((read.object?["properties"] as? [String: Any])?["GlobalID"] as? String == guid)
+        server.stop()
+    }
+
+    @Test("annolink add on a Loudoun table without GlobalID makes one; a given one is kept, a malformed one refused")
+    func cliAddGlobalID() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let made = try Harness.annolink("add", path, "Loudoun_Address_Points_1", "--geometry", "POINT (11790768 7056461)",
+                                        "AD_ADDRESS=45778", "ST_STR_NAM=ELM", "--json")
+        #expect(made.status == 0, "\(made.stderr)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        let fid = try #require(answer["fid"] as? Int)
+        let listed = (answer["fields"] as? [[String: Any]])?.first { $0["name"] as? String == "GlobalID" }?["new"] as? String
+        let stored = try Harness.sqlite(path, "SELECT GlobalID FROM Loudoun_Address_Points_1 WHERE fid = \(fid)")
+        #expect(listed == stored)
+        #expect(stored.range(of: Self.esriGUID, options: .regularExpression) != nil, "\(stored)")
+
+        let given = "{00000000-0000-0000-0000-0000000000AB}"
+        let kept = try Harness.annolink("add", path, "ParcelLines_1", "--geometry", "LINESTRING (11790000 7056000, 11790050 7056020)",
+                                        "GlobalID=\(given)", "--json")
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLines_1 WHERE GlobalID = '\(given)'") == "1")
+
+        let before = try Harness.dump(path, excluding: [])
+        let bad = try Harness.annolink("add", path, "ParcelLines_1", "--geometry", "LINESTRING (11790000 7056000, 11790050 7056020)", "GlobalID=12")
+        #expect(bad.status == 65)
+        #expect(bad.stderrLines == ["error: invalid value '12' for ParcelLines_1.GlobalID: a GlobalID is a GUID in braces, " +
+            "{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX} (hexadecimal digits)"], "\(bad.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+    }
+
+    @Test("annolink sketch saves a new Loudoun building without a GlobalID: the edit service gives it one")
+    func sketchSaveGlobalID() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let script = """
+            new Loudoun_Buildings_1
+            view 11789200,7057600 1200
+            button
+            pan 100,0
+            button
+            pan 0,100
+            button
+            save
+            quit
+            """
+        let result = try Harness.run(Harness.binary, ["sketch", path], stdin: script)
+        #expect(result.status == 0, "\(result.stderr)")
+        let building = try Harness.sqlite(path, "SELECT max(fid) FROM Loudoun_Buildings_1")
+        #expect(result.stdout.contains("saved: added Loudoun_Buildings_1 fid \(building)"), "\(result.stdout)")
+        let guid = try Harness.sqlite(path, "SELECT GlobalID FROM Loudoun_Buildings_1 WHERE fid = \(building)")
+        #expect(guid.range(of: Self.esriGUID, options: .regularExpression) != nil, "\(guid)")
+    }
 }
