@@ -134,4 +134,79 @@ struct DataValueTests {
         let guid = try Harness.sqlite(path, "SELECT GlobalID FROM Loudoun_Buildings_1 WHERE fid = \(building)")
         #expect(guid.range(of: Self.esriGUID, options: .regularExpression) != nil, "\(guid)")
     }
+
+    // MARK: Unreadable rows
+
+    /// Replaces the geometry blob of `fid` of `table` with bytes that are not a GeoPackage
+    /// geometry, through plain `sqlite3`: the R-tree's update triggers (which call annolink's
+    /// ST_ functions) are taken out for the write and put back as they were.
+    static func plantCorruptBlob(_ path: String, table: String, fid: String) throws {
+        let triggers = try Harness.sqlite(path, "SELECT group_concat(sql, ';' || char(10)) FROM sqlite_master " +
+            "WHERE type = 'trigger' AND tbl_name = '\(table)' AND name LIKE 'rtree_%_update%'")
+        let names = try Harness.sqlite(path, "SELECT group_concat('DROP TRIGGER \"' || name || '\"', '; ') FROM sqlite_master " +
+            "WHERE type = 'trigger' AND tbl_name = '\(table)' AND name LIKE 'rtree_%_update%'")
+        try #require(!triggers.isEmpty && !names.isEmpty)
+        _ = try Harness.sqlite(path, "\(names); UPDATE \"\(table)\" SET geom = X'4750000100000000DEADBEEF' WHERE fid = \(fid); \(triggers);")
+        #expect(try Harness.sqlite(path, "SELECT hex(geom) FROM \"\(table)\" WHERE fid = \(fid)") == "4750000100000000DEADBEEF")
+    }
+
+    /// A point at x = 1e308, as an annotation edit could write before its values were checked:
+    /// it decodes, but has no place in CRS84.
+    @Test("a stored geometry with no place in CRS84 makes the OGC page holding it a 500 naming the row, not a 400")
+    func geometryWithoutAPlace() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let table = "Loudoun_Address_Points_1"
+        let fid = try Harness.sqlite(path, "SELECT fid FROM \(table) ORDER BY fid LIMIT 1")
+        func hex(_ value: Double) -> String { withUnsafeBytes(of: value.bitPattern.littleEndian) { $0.map { String(format: "%02X", $0) }.joined() } }
+        // StandardGeoPackageBinary, little-endian, no envelope, srs 2924; then an ISO WKB point.
+        let blob = "475000016C0B0000" + "0101000000" + hex(1e308) + hex(7_056_461)
+        let triggers = try Harness.sqlite(path, "SELECT group_concat(sql, ';' || char(10)) FROM sqlite_master " +
+            "WHERE type = 'trigger' AND tbl_name = '\(table)' AND name LIKE 'rtree_%_update%'")
+        let names = try Harness.sqlite(path, "SELECT group_concat('DROP TRIGGER \"' || name || '\"', '; ') FROM sqlite_master " +
+            "WHERE type = 'trigger' AND tbl_name = '\(table)' AND name LIKE 'rtree_%_update%'")
+        _ = try Harness.sqlite(path, "\(names); UPDATE \(table) SET geom = X'\(blob)' WHERE fid = \(fid); \(triggers);")
+        let server = try ServeProcess(file: path)
+        let page = try server.request("/ogc/collections/\(table)/items?limit=10")
+        #expect(page.status == 500, "\(page.text)")
+        #expect(page.object?["code"] as? String == "CorruptData")
+        #expect((page.object?["description"] as? String)?.hasPrefix("the geometry of \(table) fid \(fid) cannot be read: it has no place in " +
+            "http://www.opengis.net/def/crs/OGC/1.3/CRS84") == true, "\(page.text)")
+        #expect(try server.request("/ogc/collections/\(table)/items?limit=10&offset=10").status == 200)
+        // In the storage CRS it is written as it is stored.
+        let stored = try server.request("/ogc/collections/\(table)/items/\(fid)?crs=http://www.opengis.net/def/crs/EPSG/0/2924")
+        #expect(stored.status == 200, "\(stored.text)")
+        server.stop()
+    }
+
+    /// Before the fix the page holding the row answered `400 InvalidRequestBody`, as if the
+    /// client had sent something wrong.
+    @Test("an unreadable geometry row: the OGC page and item holding it answer 500 naming table and fid, other pages 200; FeatureServer likewise")
+    func unreadableRow() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let table = "Loudoun_Address_Points_1"
+        let fid = try Harness.sqlite(path, "SELECT fid FROM \(table) ORDER BY fid LIMIT 1 OFFSET 4")
+        try Self.plantCorruptBlob(path, table: table, fid: fid)
+        let server = try ServeProcess(file: path)
+        let named = "the geometry of \(table) fid \(fid) cannot be read"
+
+        for holding in ["/ogc/collections/\(table)/items?limit=10", "/ogc/collections/\(table)/items/\(fid)"] {
+            let reply = try server.request(holding)
+            #expect(reply.status == 500, "\(holding): \(reply.status) \(reply.text)")
+            #expect(reply.object?["code"] as? String == "CorruptData", "\(reply.text)")
+            #expect((reply.object?["description"] as? String)?.hasPrefix(named) == true, "\(reply.text)")
+        }
+        let next = try server.request("/ogc/collections/\(table)/items?limit=10&offset=10")
+        #expect(next.status == 200, "\(next.text)")
+        #expect((next.object?["features"] as? [Any])?.count == 10)
+
+        // FeatureServer: Esri's error 500 naming the row (sent, as ArcGIS sends errors, with HTTP 200).
+        let query = "/arcgis/rest/services/loudoun/FeatureServer/0/query?where=1%3D1&outFields=*&f=json&resultRecordCount=10"
+        let failed = try server.request(query)
+        let error = try #require(failed.object?["error"] as? [String: Any], "\(failed.text)")
+        #expect(error["code"] as? Int == 500)
+        #expect((error["details"] as? [String])?.first?.hasPrefix(named) == true, "\(failed.text)")
+        let other = try server.request(query + "&resultOffset=10")
+        #expect((other.object?["features"] as? [Any])?.count == 10, "\(other.text)")
+        server.stop()
+    }
 }
