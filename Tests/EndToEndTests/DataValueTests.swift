@@ -62,6 +62,26 @@ struct DataValueTests {
         server.stop()
     }
 
+    @Test("on both stores: an annotation value out of range is refused with exit 65 and nothing written; an add without GlobalID gets one",
+          arguments: EditedStore.allCases)
+    func bothStores(store: EditedStore) throws {
+        guard let data = try EditedData(store) else { return }
+        defer { data.drop() }
+        let before = try data.snapshot()
+        let refused = try Harness.annolink("set", data.target, "Loudoun_Address_PointsAnno_1", "1", "AnchorX=1e308")
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderrLines.count == 1 && refused.stderrLines[0].hasPrefix(
+            "error: invalid value '1e308' for Loudoun_Address_PointsAnno_1.AnchorX: AnchorX takes a number from -"), "\(refused.stderr)")
+        #expect(try data.snapshot() == before)
+        let added = try Harness.annolink("add", data.target, "Loudoun_Address_Points_1", "--geometry", "POINT (11790000 7056000)",
+                                         "AD_ADDRESS=778", "ST_STR_NAM=ELM", "--json")
+        #expect(added.status == 0, "\(added.stderr)")
+        let fid = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["fid"] as? Int)
+        let guid = try data.query("SELECT \"GlobalID\" FROM \"Loudoun_Address_Points_1\" WHERE \"fid\" = \(fid)")
+        #expect(guid.range(of: Self.esriGUID, options: .regularExpression) != nil, "\(guid)")
+        #expect(try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == "778 ELM")
+    }
+
     // MARK: GlobalID
 
     /// Esri's form, as the Loudoun data spell their GlobalIDs.
