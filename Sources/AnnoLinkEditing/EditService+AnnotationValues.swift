@@ -72,7 +72,7 @@ extension EditService {
             }
         case "horizontalalignment", "verticalalignment", "status":
             let domain = field == "status" ? Rules.statuses : field == "horizontalalignment" ? Rules.horizontalAlignments : Rules.verticalAlignments
-            guard case .integer(let code) = value, let small = Int(exactly: code), domain[small] != nil else {
+            guard let number, let code = Int(exactly: number), domain[code] != nil else {
                 throw refuse(Rules.listing(domain))
             }
         default:
