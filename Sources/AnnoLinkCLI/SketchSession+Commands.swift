@@ -503,7 +503,7 @@ extension SketchSession {
             result = try service.run(ReplaceGeometry(table: target.table.name, fid: fid, geometry: geometry, command: command))
         } else {
             let given = Set(values.map { $0.field.lowercased() })
-            let missing = target.table.attributeColumns.filter { $0.isNotNull && $0.defaultSQL == nil && !given.contains($0.name.lowercased()) }
+            let missing = EditService.fieldsAnAddNeeds(target.table).filter { !given.contains($0.name.lowercased()) }
             if let column = missing.first {
                 throw CommandError("\(target.table.name).\(column.name) may not be empty: give it, e.g. 'save \(column.name)=VALUE'", status: .dataError)
             }

@@ -25,20 +25,22 @@ extension EditService {
     /// - Throws: `EditError.coordinateOutOfRange`.
     func checkFits(_ geometry: Geometry, in table: FeatureTable) throws {
         guard let envelope = geometry.envelope else { return }
+        let limits = try coordinateLimits(of: table)
+        for (value, limit) in [(envelope.minX, limits.x), (envelope.maxX, limits.x), (envelope.minY, limits.y), (envelope.maxY, limits.y)]
+        where abs(value) > limit {
+            throw EditError.coordinateOutOfRange(table: table.name, value: value, limit: limit, unit: limits.unit)
+        }
+    }
+
+    /// The largest |x| and |y| a coordinate of `table` may have (`checkFits`), and their unit
+    /// as messages name it: what geometries and annotation anchors are held to.
+    func coordinateLimits(of table: FeatureTable) throws -> (x: Double, y: Double, unit: String) {
         let srs = try store.spatialReferenceSystem(table.srsID)
         let definition = srs?.definition.uppercased() ?? ""
         let geographic = definition.hasPrefix("GEOGCS") || definition.hasPrefix("GEOGCRS") || table.srsID == 4326
-        let limitX: Double, limitY: Double, unit: String
-        if geographic {
-            (limitX, limitY, unit) = (360, 90, "degrees")
-        } else {
-            let metresPerUnit = srs?.metresPerUnitFromDefinition ?? 1
-            (limitX, limitY, unit) = (1e8 / metresPerUnit, 1e8 / metresPerUnit, "units of the CRS")
-        }
-        for (value, limit) in [(envelope.minX, limitX), (envelope.maxX, limitX), (envelope.minY, limitY), (envelope.maxY, limitY)]
-        where abs(value) > limit {
-            throw EditError.coordinateOutOfRange(table: table.name, value: value, limit: limit, unit: unit)
-        }
+        if geographic { return (360, 90, "degrees") }
+        let metresPerUnit = srs?.metresPerUnitFromDefinition ?? 1
+        return (1e8 / metresPerUnit, 1e8 / metresPerUnit, "units of the CRS")
     }
 
     /// The GEOS engine that validates geometries and finds nearest vertices, made on first use.

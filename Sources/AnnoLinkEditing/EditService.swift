@@ -69,9 +69,13 @@ public final class EditService {
 
     /// The typed values of `FIELD=VALUE` texts for `table`'s columns.
     ///
+    /// On an annotation table the display fields are held to what they can mean as well
+    /// (`checkAnnotationValue`): every front end's set and add comes through here.
+    ///
     /// - Throws: `StoreError.unknownColumn`, `EditError` for the feature id or a value that
     ///   does not fit its column.
     func parse(_ values: [(field: String, text: String)], for table: FeatureTable) throws -> [String: SQLValue] {
+        let isAnnotation = try holdsCheckedAnnotationFields(table, fields: values.map(\.field))
         var parsed: [String: SQLValue] = [:]
         for (field, text) in values {
             guard let column = table.column(field) else { throw StoreError.unknownColumn(table: table.name, column: field) }
@@ -82,7 +86,10 @@ public final class EditService {
             guard parsed[column.name] == nil else {
                 throw EditError.fieldNotEditable(table: table.name, field: column.name, reason: "it is given more than once")
             }
-            parsed[column.name] = try FieldValue.parse(text, for: column, table: table.name)
+            let value = try FieldValue.parse(text, for: column, table: table.name)
+            if isAnnotation { try checkAnnotationValue(value, text: text, column: column, of: table) }
+            try checkGlobalID(value, text: text, column: column, of: table)
+            parsed[column.name] = value
         }
         return parsed
     }
@@ -165,6 +172,8 @@ public final class EditService {
         }
         if let compiled, let anchor = row.anchor {
             row.footprint = try annotation.footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)
+            // The values are checked one by one (`parse`); the box they make together must fit too.
+            if let footprint = row.footprint { try checkFits(.polygon(footprint), in: table) }
         }
         try store.updateAnnotation(row, in: table)
         try store.refreshExtent(of: table)
@@ -265,11 +274,13 @@ public final class EditService {
     }
 
     /// Adds a feature with `geometry` (in `crs`, nil: the table's) and fields typed as text,
-    /// and creates its annotation where the classes say AutoCreate.
+    /// and creates its annotation where the classes say AutoCreate. A table with a GlobalID
+    /// gets a new GUID in it unless the values give one (`withGlobalID`); the result's fields
+    /// list it.
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)],
                            allowEmpty: Bool = false, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
-        let parsed = try parse(values, for: table)
+        let parsed = try parse(withGlobalID(values, for: table), for: table)
         if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         var shape = geometry
         if let crs {

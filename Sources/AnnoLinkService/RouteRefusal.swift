@@ -45,7 +45,8 @@ struct RouteRefusal: Error {
         case busy
         /// Not served from this kind of store yet (501).
         case notOnThisStore
-        /// A failure the request did not cause (500).
+        /// A failure the request did not cause (500): also stored data that cannot be read
+        /// (code `CorruptData`, naming the table and the row).
         case failure
     }
 
@@ -118,6 +119,8 @@ struct RouteRefusal: Error {
         case let e as StoreError:
             switch e {
             case .unknownFeature, .unknownTable: self.init(.notFound, "\(e)")
+            // A row the store cannot read is the data's fault, not the request's (issue 25).
+            case .corruptGeometry: self.init(.failure, "\(e)", code: "CorruptData")
             default: self.init(.refused, "\(e)", code: "InvalidRequestBody")
             }
         case let e as JournalError:

@@ -233,20 +233,12 @@ struct FeatureServerEdits {
                 throw FeatureEditRefusal.missingGeometry(table.name)
             }
             let geometry = try Self.geometry(geometryJSON, layer: layer)
-            var values = try assignments(feature, layer: layer, current: nil)
-            var globalID: String?
-            if let column = layer.globalIDColumn {
-                if let given = values.first(where: { $0.field.lowercased() == column.name.lowercased() }), given.text != "NULL" {
-                    globalID = given.text
-                } else {
-                    // The server gives new features their GlobalID, as ArcGIS does.
-                    let made = "{\(UUID().uuidString.uppercased())}"
-                    values.removeAll { $0.field.lowercased() == column.name.lowercased() }
-                    values.append(FieldAssignment(field: column.name, text: made))
-                    globalID = made
-                }
-            }
+            let values = try assignments(feature, layer: layer, current: nil)
+            // The edit service gives a new feature its GlobalID when none is given, as ArcGIS does.
             let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, command: command))
+            let globalID = layer.globalIDColumn.flatMap { column in
+                result.fields.first { $0.name.lowercased() == column.name.lowercased() }?.new.textValue
+            }
             return .done(objectID: result.fid, globalID: globalID)
         case .update:
             guard let feature = edit.feature, let fid = Self.objectID(of: edit, layer: layer) else {

@@ -20,11 +20,8 @@ struct FeatureServerLayer {
     var extent: Envelope?
     var description: String
 
-    /// The column Esri clients treat as the GlobalID: `GlobalID`, when the table has a text
-    /// column of that name (what an import from ArcGIS keeps).
-    var globalIDColumn: Column? {
-        table.columns.first { $0.name.lowercased() == "globalid" && $0.affinity == .text }
-    }
+    /// The column Esri clients treat as the GlobalID (`FeatureTable.globalIDColumn`).
+    var globalIDColumn: Column? { table.globalIDColumn }
 
     /// Every layer of `package` (a GeoPackage or a PostGIS store), by id.
     static func all(in package: any FeatureStore) throws -> [FeatureServerLayer] {

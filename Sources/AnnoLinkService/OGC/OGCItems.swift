@@ -79,10 +79,18 @@ struct OGCFeatureWriter {
     let crs: OGCCRS
 
     /// Writes `feature` as a GeoJSON Feature, its geometry in `crs`.
+    ///
+    /// - Throws: `StoreError.corruptGeometry` naming the row when its stored geometry cannot be
+    ///   written in `crs` (a coordinate no place has, such as 1.6e308): the data's fault, which
+    ///   the routes answer with 500, not the request's.
     func write(_ feature: Feature, to json: inout JSONWriter, links: ((inout JSONWriter) -> Void)? = nil) throws {
         let geometry = try feature.geometry.flatMap { g -> String? in
             guard !g.isEmpty, g.isFinite else { return nil }
-            return try tools.transform(g, from: collection.storage.stored, to: crs).geoJSON()
+            do {
+                return try tools.transform(g, from: collection.storage.stored, to: crs).geoJSON()
+            } catch {
+                throw StoreError.corruptGeometry(table: collection.table.name, fid: feature.fid, reason: "it has no place in \(crs.uri): \(error)")
+            }
         }
         json.object {
             $0.member("type") { $0.string("Feature") }

@@ -260,7 +260,7 @@ final class ServedSketch {
             return { try $0.run(edit) }
         }
         let given = Set(values.map { $0.field.lowercased() })
-        if let column = table.attributeColumns.first(where: { $0.isNotNull && $0.defaultSQL == nil && !given.contains($0.name.lowercased()) }) {
+        if let column = EditService.fieldsAnAddNeeds(table).first(where: { !given.contains($0.name.lowercased()) }) {
             throw Refusal("\(table.name).\(column.name) may not be empty: give it in \"values\"")
         }
         let edit = AddFeature(table: table.name, geometry: geometry, values: values, command: command)

@@ -193,11 +193,7 @@ public struct SketchRoutes: Routes {
             }
         }
         if dataset.readOnly { throw RouteRefusal.readOnlyServer }
-        if sketch.fid == nil, let column = sketch.table.columns.first(where: { $0.name.lowercased() == "globalid" && $0.affinity == .text }),
-           !values.contains(where: { $0.field.lowercased() == column.name.lowercased() }) {
-            // A new feature gets its GlobalID from the server, as through applyEdits.
-            values.append(FieldAssignment(field: column.name, text: "{\(UUID().uuidString.uppercased())}"))
-        }
+        // A new feature without a GlobalID gets one from the edit service, as through applyEdits.
         let edit = try sketch.saveEdit(values: values)
         let (result, warnings) = try dataset.write(user: request.caller.userName) { service in
             (try edit(service), service.annotation.warnings)

@@ -112,6 +112,13 @@ public struct FeatureTable: Hashable, Sendable {
         columns.first { $0.name.lowercased() == name.lowercased() }
     }
 
+    /// The table's Esri GlobalID: its text column named `GlobalID` (case-insensitive), as an
+    /// import from ArcGIS keeps it (`TEXT(38)`, GUIDs as `{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}`);
+    /// nil when it has none. The edit service gives a new feature one (docs/format.md).
+    public var globalIDColumn: Column? {
+        columns.first { $0.name.lowercased() == "globalid" && $0.affinity == .text && !$0.isPrimaryKey }
+    }
+
     /// The geometry kind the table holds, or nil for `GEOMETRY` (any kind).
     public var geometryKind: Geometry.Kind? { Geometry.Kind(rawValue: geometryTypeName) }
 
