@@ -80,6 +80,23 @@ struct SecurityTests {
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM annolink_annotation_classes WHERE annotation_table = 'length_anno'") == "0")
     }
 
+    /// Issue 25: a trigger of the file called annolink's own SQL function with a column index
+    /// of its choosing; a bulk `set` died of SIGILL (exit 132) with no `error:` line.
+    @Test("a file's trigger cannot call annolink's internal SQL functions: a bulk set says error and changes nothing")
+    func triggerCallsInternalFunction() throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("t.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "30").status == 0)
+        _ = try Harness.sqlite(path, """
+            CREATE TRIGGER evil AFTER UPDATE ON address_points_anno BEGIN SELECT annolink_computed_value(999, NEW.fid); END;
+            """)
+        let before = try Harness.dump(path, excluding: [])
+        let set = try Harness.annolink("set", path, "address_points", "--where", "1=1", "ST_STR_NAM=ELM")
+        #expect(set.status == 65 || set.status == 70, "\(set.status): \(set.stderr)")
+        #expect(set.stderrLines.count == 1 && set.stderrLines[0].hasPrefix("error: "), "\(set.stderr)")
+        #expect(set.stderr.contains("annolink_computed_value"), "\(set.stderr)")
+        #expect(try Harness.dump(path, excluding: []) == before)
+    }
+
     /// Issue 25: a class where clause joining its origin table with itself six times passed the
     /// guard and hung `info`, `set` and every edit under `serve`.
     @Test("a class where clause with a subquery of its own table is refused by set and info, naming the class")
