@@ -139,6 +139,22 @@ struct SQLConditionTests {
         }
     }
 
+    /// Found by the `where` fuzz target: `~` repeated some ninety times before `fid = 1` fitted
+    /// SQLite's parser stack in the guard's statement but not in annolink's own, deeper ones.
+    @Test("a condition nested to the parser's limit is refused by the guard or compiles wherever annolink embeds it")
+    func parserDepth() throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var accepted = 0
+        for depth in stride(from: 40, through: 140, by: 2) {
+            let clause = String(repeating: "~", count: depth) + "fid = ~~1 -- c"
+            guard let condition = try? connection.condition(clause, on: "t") else { continue }
+            accepted += 1
+            _ = try connection.rows("EXPLAIN SELECT count(*) FROM t WHERE fid = ? AND \(condition.sql) AND fid IN (SELECT fid FROM t)", [.integer(1)])
+        }
+        #expect(accepted > 0, "shallow ones pass")
+    }
+
     @Test("a condition that does not compile says SQLite's reason")
     func doesNotCompile() throws {
         let (connection, directory) = try Self.database()
