@@ -84,8 +84,11 @@ import Testing
             // The functions exist while the statement runs; SQL of annolink's own that called
             // them wrongly must fail as SQL. While row 2 is computed, row 1's values are held.
             guard key == 2 else { return [.real(7), .real(8)] }
-            for call in ["annolink_computed_value(999, 1)", "annolink_computed_value(-1, 1)", "annolink_computed_value('x', 1)",
-                         "annolink_computed_value(0, 42)", "annolink_computed_value(0, 1.5)"] {
+            let calls = [
+                "annolink_computed_value(999, 1)", "annolink_computed_value(-1, 1)", "annolink_computed_value('x', 1)",
+                "annolink_computed_value(0, 42)", "annolink_computed_value(0, 1.5)",
+            ]
+            for call in calls {
                 do {
                     _ = try db.connection.rows("SELECT \(call)")
                     errors.append("\(call): no error")

@@ -116,8 +116,9 @@ struct SecurityTests {
         #expect(info.stdout.contains("address_points_anno class 0") && info.stdout.contains("subquery"), "\(info.stdout)")
         #expect(try Harness.dump(path, excluding: []) == before)
         // And it cannot be saved either.
-        let annotate = try Harness.annolink("annotate", path, "--origin", "parcel_lines", "--into", "length_anno", "--where",
-                                            "fid IN (SELECT fid FROM parcel_lines)", "--expression", "$feature.Length", "--placement", "line")
+        let annotate = try Harness.annolink("annotate", path, "--origin", "parcel_lines", "--into", "length_anno",
+                                            "--where", "fid IN (SELECT fid FROM parcel_lines)",
+                                            "--expression", "$feature.Length", "--placement", "line")
         #expect(annotate.status == 65 && annotate.stderr.contains("subquery"), "\(annotate.stderr)")
     }
 
@@ -149,7 +150,7 @@ struct SecurityTests {
         defer { server.stop() }
         let join = (["a", "b", "c", "d", "e", "f"].map { "address_points \($0)" }).joined(separator: ", ")
         for (clause, reason) in [
-            ("length(printf('%0900000000d',1))+length(printf('%0900000000d',1))+length(printf('%0900000000d',1))+length(printf('%0900000000d',1)) > 0", "printf()"),
+            (Array(repeating: "length(printf('%0900000000d',1))", count: 4).joined(separator: "+") + " > 0", "printf()"),
             ("(SELECT count(*) FROM \(join)) > 0", "subquery"),
         ] {
             let query = clause.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!

@@ -78,7 +78,8 @@ public struct SQLCondition: Hashable, Sendable {
     }
 
     /// Why a condition with a subquery is refused.
-    static let subqueryReason = "it holds a subquery (SELECT, EXISTS, IN (SELECT …), IN table, VALUES or WITH), which may read more than the row it is asked about"
+    static let subqueryReason =
+        "it holds a subquery (SELECT, EXISTS, IN (SELECT …), IN table, VALUES or WITH), which may read more than the row it is asked about"
 
     /// Scans `text` as SQL tokens and refuses what could end the expression early, then a
     /// subquery: the keywords `SELECT`, `VALUES` and `WITH`, which SQLite reserves, can only
@@ -149,8 +150,8 @@ extension Connection {
         // Compiled deeper than annolink ever embeds it (`… WHERE fid = ? AND (cond) AND …`,
         // under EXPLAIN): SQLite's parser has a fixed stack, and a condition that only just fits
         // here would otherwise fail in annolink's own statement ("parser stack overflow").
-        let margin = 8
-        let sql = "SELECT 1 FROM \(quoteIdentifier(table)) WHERE 1 = 1 AND \(String(repeating: "(", count: margin))(\(text)\n)\(String(repeating: ")", count: margin))"
+        let open = String(repeating: "(", count: 8), close = String(repeating: ")", count: 8)
+        let sql = "SELECT 1 FROM \(quoteIdentifier(table)) WHERE 1 = 1 AND \(open)(\(text)\n)\(close)"
         let policy = ReadPolicy(table: table)
         do {
             _ = try withAuthorizer(policy) { try prepareUncached(sql) }

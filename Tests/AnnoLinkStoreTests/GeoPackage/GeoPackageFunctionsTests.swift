@@ -24,7 +24,8 @@ import Testing
 
     static let otherArguments = ["NULL", "0", "-1", "1e308", "'text'", "'GP'", "zeroblob(5)", "randomblob(40)"]
 
-    @Test("hostile arguments give a value, NULL or an SQL error", arguments: ["ST_IsEmpty", "ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY", "annolink_has_geometry"])
+    @Test("hostile arguments give a value, NULL or an SQL error",
+          arguments: ["ST_IsEmpty", "ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY", "annolink_has_geometry"])
     func envelopeFunctions(name: String) throws {
         let d = try TemporaryDirectory()
         let package = try GeoPackage.create(path: d.path("f.gpkg"))
