@@ -161,4 +161,26 @@ struct SecurityTests {
         }
         #expect(try server.request("/health").status == 200)
     }
+
+    /// Issue 25: under `serve` the six-fold join in a class where clause hung every edit of its
+    /// origin table, and SIGTERM with it. Now the edit is refused, naming the class.
+    @Test("a served edit of a table whose class where clause has a subquery is refused, and the server stops on SIGTERM")
+    func servedEditWithSubqueryClass() throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("e.gpkg").path
+        #expect(try Harness.annolink("sample", path, "--parcels", "20").status == 0)
+        let join = (["a", "b", "c", "d", "e", "f"].map { "address_points \($0)" }).joined(separator: ", ")
+        _ = try Harness.sqlite(path, "UPDATE annolink_annotation_classes SET where_clause = '(SELECT count(*) FROM \(join)) > 0' " +
+            "WHERE origin_table = 'address_points'")
+        let before = try Harness.dump(path, excluding: [])
+        let server = try ServeProcess(file: path)
+        let edit = try server.request("/arcgis/rest/services/e/FeatureServer/0/applyEdits", method: "POST",
+                                      form: [("f", "json"), ("updates", #"[{"attributes": {"fid": 3, "AD_ADDRESS": 777}}]"#)])
+        let outcome = (edit.object?["updateResults"] as? [[String: Any]])?.first
+        let refused = outcome?["success"] as? Bool == false || edit.object?["error"] != nil
+        #expect(refused && edit.text.contains("subquery") && edit.text.contains("class 0"), "\(edit.status) \(edit.text)")
+        #expect(try server.request("/health").status == 200)
+        #expect(server.stop() == 0)
+        #expect(try Harness.dump(path, excluding: []) == before)
+    }
 }
+
