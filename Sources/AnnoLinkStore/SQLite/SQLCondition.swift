@@ -82,8 +82,8 @@ public struct SQLCondition: Hashable, Sendable {
         "it holds a subquery (SELECT, EXISTS, IN (SELECT …), IN table, VALUES or WITH), which may read more than the row it is asked about"
 
     /// Scans `text` as SQL tokens and refuses what could end the expression early, then a
-    /// subquery: the keywords `SELECT`, `VALUES` and `WITH`, which SQLite reserves, can only
-    /// begin one. (The authorizer refuses every other `SELECT` as well, `x IN table` among them;
+    /// subquery: the keywords `SELECT` and `VALUES`, which SQLite reserves, can only begin one,
+    /// and a `WITH` holds one of them (`with` alone may name a column). (The authorizer refuses every other `SELECT` as well, `x IN table` among them;
     /// this finds them before SQLite resolves any name, so that the reason given is the subquery.)
     static func checkShape(_ text: String) throws {
         let bytes = Array(text.utf8)
@@ -128,7 +128,7 @@ public struct SQLCondition: Hashable, Sendable {
                 var j = i
                 while j < bytes.count, isWordByte(bytes[j]) { j += 1 }
                 let word = String(decoding: bytes[i..<j], as: UTF8.self).uppercased()
-                if ["SELECT", "VALUES", "WITH"].contains(word) { subquery = true }
+                if word == "SELECT" || word == "VALUES" { subquery = true }
                 i = j - 1
             default: break
             }

@@ -12,8 +12,8 @@ struct SQLConditionTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let connection = try Connection(path: directory.appendingPathComponent("c.sqlite").path, mode: .create)
         try connection.execute("""
-            CREATE TABLE t (fid INTEGER PRIMARY KEY, name TEXT, Length REAL);
-            INSERT INTO t VALUES (1, 'ELMWOOD', 50), (2, 'O''BRIEN', 150);
+            CREATE TABLE t (fid INTEGER PRIMARY KEY, name TEXT, Length REAL, "with" INTEGER, "select" INTEGER);
+            INSERT INTO t VALUES (1, 'ELMWOOD', 50, 1, 0), (2, 'O''BRIEN', 150, 0, 0);
             CREATE TABLE other (secret TEXT);
             CREATE VIRTUAL TABLE ftsv USING fts3(c, tokenize=simple);
             """)
@@ -23,6 +23,8 @@ struct SQLConditionTests {
     @Test("plain conditions on the table's own columns pass and select what they say", arguments: [
         ("Length > 100", 1), ("name = 'O''BRIEN'", 1), ("upper(name) LIKE 'E%' AND Length < 100", 1),
         ("fid IN (1, 2, 5)", 2), ("Length > 100 -- a trailing comment", 1), ("substr(name, 1, 3) || 'x' = 'ELMx'", 1),
+        // Keywords that begin a subquery, quoted as names of columns.
+        ("\"with\" = 1 OR [select] = 2 OR name = 'select'", 1),
         ("length(name) * 2 >= 14 AND instr(name, '''') > 0", 1), ("strftime('%Y', '2026-12-01') = '2026'", 2),
         ("round(Length / 3, 1) >= 16.7 /* block */", 2), ("coalesce(name, '') <> ''", 2), ("\"name\" = [name]", 2),
     ])
