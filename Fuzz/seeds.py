@@ -102,6 +102,11 @@ texts = {
         "EXISTS (SELECT 1 FROM main.secret)", "EXISTS (SELECT 1 FROM temp.sqlite_master)", "name = 'a' COLLATE NOCASE",
         "fid = 1 /* open", "[name] = \"name\" AND `n` = n", "count(*) OVER () > 0", "row_number() OVER (ORDER BY fid) = 1",
         "max(fid, n) > min(fid, n)", "likelihood(fid = 1, 0.5)", "unicode(char(65)) = 65", "date('now') > '2000'",
+        # Issue 25: unbounded work from the row's own table and from amplifying functions.
+        "(SELECT count(*) FROM t a, t b, t c, t d, t e, t f) > 0", "fid IN t", "(fid, name) IN ((1, 'a'), (2, 'b'))",
+        "length(printf('%0900000000d', 1)) > 0", "length(printf('%.*c', 20000000 + n, 'x')) > 0",
+        "length(hex(hex(hex(hex(b))))) > 0", "length(replace(replace(name, 'o', name), 'o', name)) > 0",
+        "length(quote(quote(quote(name)))) > 0", "length(name || name || name || name) > 8 AND instr(name, 'o') > 0",
     ],
 }
 

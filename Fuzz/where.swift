@@ -4,14 +4,20 @@
 // table (whose `fts3_tokenizer` is issue 16's D1), an R-tree, a view over `t` that calls a
 // function outside the allow-list, and a view over `secret`.
 //
-// The guard must accept nothing that reaches beyond `t` and the allowed functions. Two oracles,
-// neither of them the guard's own authorizer, run every accepted condition on a second, raw
-// SQLite connection to the same file, in the shapes annolink embeds conditions in:
+// The guard must accept nothing that reaches beyond `t` and the allowed functions, and nothing
+// whose work is not bounded by the row (issue 25). The oracles, none of them the guard's own
+// authorizer, run every accepted condition on a second, raw SQLite connection to the same file,
+// in the shapes annolink embeds conditions in:
 // - the compiled program (EXPLAIN): every b-tree it opens is `t` or one of `t`'s indexes, it
 //   opens no virtual table, writes nothing, and every function it calls is allowed;
+// - the query plan (EXPLAIN QUERY PLAN): nothing but scans and searches of `t` (and SQLite's
+//   multi-index OR and sort), so no subquery, list subquery, co-routine or constant rows;
 // - the run: every function of SQLite outside the allow-list (`PRAGMA function_list`) is
-//   replaced on that connection by one that aborts, so calling one crashes the fuzzer.
-// A refused condition is fine whatever it is; an accepted one that fails either oracle aborts.
+//   replaced on that connection by one that aborts, so calling one crashes the fuzzer; and the
+//   run may neither make a value longer than 1,000,000 bytes (SQLITE_TOOBIG) nor take more than
+//   100,000 virtual-machine steps over `t`'s 64 rows (a condition of at most a few thousand
+//   characters on rows of a few bytes needs far less of both).
+// A refused condition is fine whatever it is; an accepted one that fails an oracle aborts.
 import AnnoLinkStore
 import CSQLite
 import Foundation
@@ -28,7 +34,10 @@ private final class Fixture: @unchecked Sendable {
     let guarded: Connection
     /// Root pages of `t` and its indexes.
     let allowedPages: Set<Int64>
-    let allowed = SQLCondition.allowedFunctions
+    /// The guard's allow-list, and `count`, which the first shape calls itself (`SELECT
+    /// count(*) … AND (cond)`); the guard refuses it in a condition, where without a subquery
+    /// it cannot compile anyway.
+    let allowed = SQLCondition.allowedFunctions.union(["count"])
     /// Conditions checked by the guard, and accepted.
     var checked = 0
     var accepted = 0
@@ -47,6 +56,9 @@ private final class Fixture: @unchecked Sendable {
             CREATE INDEX t_name ON t (name);
             INSERT INTO t VALUES (1, 'ELMWOOD', 21505, 5.4, X'00FF', NULL), (2, 'Pohjoisesplanadi', 7, -0.5, NULL, X'4750'),
                                  (3, NULL, NULL, NULL, X'', NULL), (4, 'o''clock', 2, 1e300, X'0102', X'47500001');
+            -- More rows, so that a subquery or a join of `t` costs visibly more than the row.
+            INSERT INTO t (fid, name, n, x) WITH RECURSIVE c(i) AS (SELECT 5 UNION ALL SELECT i + 1 FROM c WHERE i < 64)
+                SELECT i, 'row ' || i, i * 3, i / 4.0 FROM c;
             CREATE TABLE secret (fid INTEGER PRIMARY KEY, name TEXT, n INTEGER);
             INSERT INTO secret VALUES (1, 'password', 42);
             CREATE VIRTUAL TABLE ftsv USING fts3(c, tokenize=simple);
@@ -59,6 +71,20 @@ private final class Fixture: @unchecked Sendable {
         var pages: Set<Int64> = []
         Self.each(db, "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 't' AND type IN ('table', 'index')") { pages.insert(sqlite3_column_int64($0, 0)) }
         allowedPages = pages
+        // What a run may allocate and how long it may take are oracles (`run`): the guard bounds
+        // the work of what it accepts by the row. Checked here with SQLite's own functions,
+        // before those outside the allow-list are replaced (printf is one).
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1_000_000)
+        sqlite3_progress_handler(db, 1000, { _ in
+            progressCalls += 1
+            return progressCalls > 10_000 ? 1 : 0
+        }, nil)
+        for (text, code) in [("fid = 1 AND length(zeroblob(1100000)) > 0", SQLITE_TOOBIG), ("(SELECT count(*) FROM t a, t b, t c, t d) > 0", SQLITE_INTERRUPT)] {
+            if run("SELECT fid FROM \"t\" WHERE (\(text)\n)", on: db).code != code { fatalError("the run oracle misses \(text)") }
+        }
+        if run("SELECT fid FROM \"t\" WHERE ((SELECT count(*) FROM t a, t b, t c) > 0\n)", on: db).steps <= Self.stepBudget(forConditionOf: 41) {
+            fatalError("the run oracle's step budget misses a join")
+        }
         // Every function outside the allow-list aborts when called on the raw connection.
         // Each name with -1 (any number of arguments) and with every arity SQLite lists: a
         // function an extension registered on the connection (fts3_tokenizer) keeps its exact
@@ -78,14 +104,11 @@ private final class Fixture: @unchecked Sendable {
                 }, nil, nil, nil)
             }
         }
-        // What a run may allocate and how long it may take (the guard accepts `printf('%.*c', n, 'x')`).
-        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1_000_000)
-        sqlite3_progress_handler(db, 100_000, { _ in 1 }, nil)
         guarded = try! Connection(path: path, mode: .readWrite, journalMode: nil)
         checkOracles()
         atexit {
             let f = Fixture.shared
-            FileHandle.standardError.write(Data("where: \(f.accepted) of \(f.checked) conditions accepted by the guard and run past both oracles\n".utf8))
+            FileHandle.standardError.write(Data("where: \(f.accepted) of \(f.checked) conditions accepted by the guard and run past every oracle\n".utf8))
             try? FileManager.default.removeItem(atPath: f.folder)
         }
     }
@@ -100,13 +123,29 @@ private final class Fixture: @unchecked Sendable {
         for text in escapes {
             if violation("SELECT fid FROM \"t\" WHERE (\(text)\n)", fixture: self) == nil { fatalError("the program oracle misses \(text)") }
         }
+        // Subqueries of `t` itself and VALUES, which read only `t`: the plan oracle sees them.
+        for text in ["fid IN (SELECT n FROM t)", "(SELECT count(*) FROM t a, t b) > 0", "EXISTS (SELECT 1)", "fid IN (VALUES (1), (2))",
+                     "(fid, name) IN ((1, 'a'), (2, 'b'))", "fid = (SELECT max(fid) FROM t)", "fid IN (SELECT fid FROM t)"] {
+            if planViolation("SELECT fid FROM \"t\" WHERE (\(text)\n) ORDER BY fid", fixture: self) == nil { fatalError("the plan oracle misses \(text)") }
+        }
+        for text in ["fid < 10", "name LIKE 'row%' AND n IN (3, 6, 9)", "name = 'a' OR fid = 2 OR n > 3"] {
+            if let what = planViolation("SELECT fid FROM \"t\" WHERE (\(text)\n) ORDER BY fid", fixture: self) { fatalError("the plan oracle refuses \(text): \(what)") }
+        }
         checkingOracles = true
         defer { checkingOracles = false }
         for call in ["randomblob(4)", "fts3_tokenizer('simple')", "hazard(name)", "sqlite_version()", "load_extension('x')", "json('[]')"] {
             replacedFunctionCalled = false
-            run("SELECT \(call) FROM t", fixture: self)
+            run("SELECT \(call) FROM t", on: raw)
             if !replacedFunctionCalled { fatalError("the run oracle misses \(call)") }
         }
+    }
+
+    /// The virtual-machine steps a condition of `length` bytes may take in one shape over `t`'s
+    /// 64 rows: per row at most about one instruction per byte of the condition (every operator
+    /// and operand is at least one byte; twice that, to spare), the shape's own loop, and a
+    /// start. A join or subquery of `t` costs a multiple of the rows instead.
+    static func stepBudget(forConditionOf length: Int) -> Int64 {
+        Int64(64 * (2 * length + 100) + 10_000)
     }
 
     static func exec(_ db: OpaquePointer, _ sql: String, registeringHazard: Bool = false) {
@@ -181,13 +220,39 @@ private func violation(_ sql: String, fixture: Fixture) -> String? {
     }
 }
 
-/// Runs `sql` to its end (or its time limit) with the aborting functions in place.
-private func run(_ sql: String, fixture: Fixture) {
+/// What the query plan of `sql` holds beyond scans and searches of `t`, or nil: a subquery, a
+/// list subquery (`IN (SELECT …)`, `IN (VALUES …)`), a co-routine, constant rows, a compound.
+private func planViolation(_ sql: String, fixture: Fixture) -> String? {
     var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(fixture.raw, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return }
+    guard sqlite3_prepare_v2(fixture.raw, "EXPLAIN QUERY PLAN " + sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+        return "cannot be planned where annolink embeds it (\(String(cString: sqlite3_errmsg(fixture.raw))))"
+    }
+    defer { sqlite3_finalize(statement) }
+    while sqlite3_step(statement) == SQLITE_ROW {
+        let detail = String(cString: sqlite3_column_text(statement, 3))
+        let allowed = detail.hasPrefix("SCAN t") || detail.hasPrefix("SEARCH t") || detail == "MULTI-INDEX OR"
+            || detail.hasPrefix("INDEX ") || detail == "USE TEMP B-TREE FOR ORDER BY"
+        if !allowed || detail.contains("IN-OPERATOR") { return "plans \(detail)" }
+    }
+    return nil
+}
+
+/// Calls of the raw connection's progress handler (every 1000 instructions) in this run: past
+/// 10,000 (ten million instructions) it interrupts the statement.
+nonisolated(unsafe) private var progressCalls = 0
+
+/// Runs `sql` to its end (or its hard stop at ten million instructions) with the aborting
+/// functions in place; returns SQLite's last result code and the virtual-machine steps taken.
+@discardableResult
+private func run(_ sql: String, on db: OpaquePointer) -> (code: Int32, steps: Int64) {
+    progressCalls = 0
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return (sqlite3_errcode(db), 0) }
     defer { sqlite3_finalize(statement) }
     if sqlite3_bind_parameter_count(statement) > 0 { sqlite3_bind_int64(statement, 1, 1) }
-    while sqlite3_step(statement) == SQLITE_ROW {}
+    var rc = sqlite3_step(statement)
+    while rc == SQLITE_ROW { rc = sqlite3_step(statement) }
+    return (rc, Int64(sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0)))
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -207,8 +272,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for (i, sql) in shapes.enumerated() {
         // The third shape reads the R-tree itself; only the condition's part is checked there,
         // by the first two.
-        if i < 2, let what = violation(sql, fixture: fixture) { escaped(what, text) }
-        run(sql, fixture: fixture)
+        if i < 2, let what = violation(sql, fixture: fixture) ?? planViolation(sql, fixture: fixture) { escaped(what, text) }
+        let (code, steps) = run(sql, on: fixture.raw)
+        switch code {
+        case SQLITE_TOOBIG: escaped("made a value longer than 1,000,000 bytes", text)
+        case SQLITE_INTERRUPT: escaped("ran past ten million virtual-machine steps over 64 rows", text)
+        default: break
+        }
+        // The third shape's R-tree subquery is annolink's own.
+        if i < 2, steps > Fixture.stepBudget(forConditionOf: text.utf8.count) {
+            escaped("took \(steps) virtual-machine steps over 64 rows, more than a condition of its length needs", text)
+        }
     }
     return 0
 }

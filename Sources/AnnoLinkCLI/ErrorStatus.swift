@@ -62,6 +62,9 @@ extension AnnoLinkCommand {
         case .corrupt, .notADatabase: return ("the file is damaged or not a database: \(message)", .dataError)
         case .ioError, .full, .cannotOpen: return ("cannot read or write the file: \(message)", .ioError)
         case .readOnly: return ("the file is read-only: \(message)", .ioError)
+        // A state annolink's own SQL should never reach (its SQL functions called otherwise
+        // than it calls them): a bug to report, exit 70.
+        case .internalError: return ("internal error: \(message), please report", .software)
         default: return ("SQLite: \(message)", .dataError)
         }
     }

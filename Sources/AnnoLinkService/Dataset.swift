@@ -44,6 +44,8 @@ public final class Dataset: @unchecked Sendable {
     public let queryTimeLimit: Double
 
     private let readers: Pool<GeoPackage>?
+    /// Stops the SQL of every GeoPackage connection of the dataset (`stopStatements()`).
+    private let statementStop: StatementStop
     private let writeLock = NSRecursiveLock()
     /// The key under which a thread's borrowed reader is kept while it reads.
     private var readerKey: String { "annolink.Dataset.reader.\(ObjectIdentifier(self).hashValue)" }
@@ -66,6 +68,8 @@ public final class Dataset: @unchecked Sendable {
         self.readOnly = readOnly
         self.maxRecords = maxRecords
         self.queryTimeLimit = queryTimeLimit
+        let stop = StatementStop()
+        statementStop = stop
         if ConnectionString.isPostgreSQL(path) {
             kind = .postGIS
             let first = try PostGISStore(path)
@@ -92,11 +96,25 @@ public final class Dataset: @unchecked Sendable {
             guard mode?.lowercased() == "wal" else {
                 throw SQLiteError(.error, message: "could not switch \(path) to WAL journaling (got \(mode ?? "nothing"))")
             }
+            // The class where clauses an edit evaluates run under the query time limit too.
+            package.connection.conditionTimeLimit = queryTimeLimit
+            package.connection.statementStop = stop
             writer = EditService(package: package)
         }
-        readers = Pool(first: try GeoPackage(path: path, readOnly: true), limit: max(1, readerLimit)) {
-            try GeoPackage(path: path, readOnly: true)
+        func reader() throws -> GeoPackage {
+            let package = try GeoPackage(path: path, readOnly: true)
+            package.connection.statementStop = stop
+            return package
         }
+        readers = Pool(first: try reader(), limit: max(1, readerLimit)) { try reader() }
+    }
+
+    /// Stops every SQL statement running or yet to run on the dataset's GeoPackage connections:
+    /// each fails as interrupted (an edit rolls back whole). For a server whose grace period on
+    /// SIGTERM is over (`HTTPServer.stop(grace:)`); nothing of the dataset runs SQL after it.
+    /// PostGIS statements are bounded by `statement_timeout` for reads and are not stopped.
+    public func stopStatements() {
+        statementStop.stop()
     }
 
     deinit {
@@ -119,7 +137,7 @@ public final class Dataset: @unchecked Sendable {
                 return try package.connection.withTimeLimit(seconds: queryTimeLimit) {
                     try package.connection.read { try body(package) }
                 }
-            } catch let error as SQLiteError where error.resultCode == .interrupt {
+            } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
                 throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
             }
         }
@@ -164,7 +182,12 @@ public final class Dataset: @unchecked Sendable {
         guard let writer else { throw ServiceError.readOnly }
         writeLock.lock()
         defer { writeLock.unlock() }
-        return try Self.asUser(user, writer) { try body(writer) }
+        do {
+            return try Self.asUser(user, writer) { try body(writer) }
+        } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
+            // A class where clause ran past `conditionTimeLimit`; the edit rolled back.
+            throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
+        }
     }
 
     private static func asUser<T>(_ user: String?, _ service: EditService, _ body: () throws -> T) throws -> T {

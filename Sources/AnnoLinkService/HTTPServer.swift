@@ -80,6 +80,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops accepting connections, lets the requests in flight finish (at most `grace`
     /// seconds), then closes every connection and stops the threads. Wraps `MHD_quiesce_daemon`
     /// and `MHD_stop_daemon`.
+    ///
+    /// A request still in flight when the grace period ends has its SQL stopped
+    /// (`Dataset.stopStatements()`: an edit rolls back), so that `MHD_stop_daemon`, which waits
+    /// for the threads, is not held by a long statement.
     public func stop(grace: Double = 10) {
         guard let daemon else { return }
         listenSocket = MHD_quiesce_daemon(daemon)
@@ -87,6 +91,7 @@ public final class HTTPServer: @unchecked Sendable {
         while requestsInFlight > 0, Date() < deadline {
             usleep(10_000)
         }
+        if requestsInFlight > 0 { dataset.stopStatements() }
         MHD_stop_daemon(daemon)
         self.daemon = nil
         if listenSocket >= 0 { close(listenSocket) }

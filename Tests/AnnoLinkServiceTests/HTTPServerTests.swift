@@ -394,6 +394,27 @@ private final class RunningServer: @unchecked Sendable {
         #expect((try? HTTPClient.request(server.url + "/health").status) == 0, "nothing listens after the stop")
     }
 
+    /// Issue 25: a statement that ran long held SIGTERM's stop for as long as it ran (55 s).
+    /// Once the grace period is over, the dataset's SQL is stopped and the stop completes.
+    @Test func stoppingStopsAStatementStillRunningAfterTheGracePeriod() throws {
+        let server = try RunningServer(queryTimeLimit: 3600)
+        let reply = ReplyBox()
+        let sent = DispatchGroup()
+        DispatchQueue.global().async(group: sent) { reply.set(try? server.request("/slow")) }
+        let deadline = Date().addingTimeInterval(30)
+        while server.server.requestsInFlight == 0, Date() < deadline { usleep(5_000) }
+        #expect(server.server.requestsInFlight == 1)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.server.stop(grace: 0.5)
+            stopped.signal()
+        }
+        // A generous wait on the condition: without the stop, the count runs for hours.
+        #expect(stopped.wait(timeout: .now() + 120) == .success, "the stop waited for the statement")
+        #expect(sent.wait(timeout: .now() + 120) == .success)
+        #expect(reply.value.map { $0.status == 500 || $0.status == 0 } ?? true, "\(reply.value?.text ?? "no answer")")
+    }
+
     @Test func readOnlyServerRefusesEdits() throws {
         let server = try RunningServer(readOnly: true)
         let before = try contentDump(of: server.path, excluding: [])

@@ -8,10 +8,13 @@ extension GeoPackage: FeatureStore {
         try connection.condition(clause, on: table)
     }
 
-    /// - Throws: `SQLiteError` when SQLite cannot evaluate the condition on this row.
+    /// Runs under the connection's `conditionTimeLimit`, if any.
+    ///
+    /// - Throws: `SQLiteError` when SQLite cannot evaluate the condition on this row (`.interrupt`
+    ///   past the time limit).
     public func feature(_ table: FeatureTable, fid: Int64, meets condition: SQLCondition) throws -> Bool {
         let sql = "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ? AND \(condition.sql)"
-        return try connection.scalarInt(sql, [.integer(fid)]) == 1
+        return try connection.withConditionTimeLimit { try connection.scalarInt(sql, [.integer(fid)]) == 1 }
     }
 
     public func forEachFeature(_ table: FeatureTable, matching condition: SQLCondition?, fields: Set<String>?,

@@ -55,10 +55,15 @@ extension Connection {
 
     /// Registers `name` to call `update.row` (`computesRow`) or `update.value` while a statement
     /// runs. A thrown error is kept in `update.failure` and stops the statement.
+    ///
+    /// `SQLITE_DIRECTONLY`: only the statement annolink writes may call it, never a trigger or a
+    /// view of the file (a trigger of the annotation table calling it with a column index of
+    /// its choosing stopped a bulk `set` with SIGILL, issue 25); SQLite refuses such a trigger
+    /// when the statement is prepared ("unsafe use of …").
     private func register(_ name: String, arguments: Int32, _ update: ComputedUpdate, computesRow: Bool) throws {
         let box = Unmanaged.passRetained(ComputedUpdate.Box(update: update, computesRow: computesRow)).toOpaque()
         let rc = sqlite3_create_function_v2(
-            handle, name, arguments, SQLITE_UTF8, box,
+            handle, name, arguments, SQLITE_UTF8 | SQLITE_DIRECTONLY, box,
             { context, count, values in
                 guard let context, let raw = sqlite3_user_data(context), let values else { return }
                 let box = Unmanaged<ComputedUpdate.Box>.fromOpaque(raw).takeUnretainedValue()
@@ -102,6 +107,9 @@ private final class ComputedUpdate {
     /// `annolink_computed_row(column, key, inputs…)`: computes the row and returns its new
     /// value of column `column`.
     func row(_ arguments: FunctionArguments) throws -> SQLValue {
+        guard arguments.count >= 2, sqlite3_value_type(arguments.values[1]) == SQLITE_INTEGER else {
+            throw SQLiteError(.internalError, message: "annolink_computed_row was called with arguments annolink did not write")
+        }
         let key = arguments.int64(1)
         values = try compute(key, arguments.dropFirst(2))
         currentKey = key
@@ -109,12 +117,23 @@ private final class ComputedUpdate {
     }
 
     /// `annolink_computed_value(column, key)`: column `column` of the row computed last.
+    ///
+    /// Every argument is checked: a call annolink did not write (it is direct-only, so none
+    /// should reach here) is an internal error of the statement, never a trap.
     func value(_ arguments: FunctionArguments) throws -> SQLValue {
+        guard arguments.count >= 2, sqlite3_value_type(arguments.values[0]) == SQLITE_INTEGER,
+              sqlite3_value_type(arguments.values[1]) == SQLITE_INTEGER else {
+            throw SQLiteError(.internalError, message: "annolink_computed_value was called with arguments annolink did not write")
+        }
         let key = arguments.int64(1)
         guard currentKey == key else {
             throw SQLiteError(.internalError, message: "row \(key) was not computed before its columns were read")
         }
-        return values[Int(arguments.int64(0))]
+        let column = arguments.int64(0)
+        guard column >= 0, column < Int64(values.count) else {
+            throw SQLiteError(.internalError, message: "column \(column) of row \(key) was asked for, but \(values.count) were computed")
+        }
+        return values[Int(column)]
     }
 }
 

@@ -24,6 +24,9 @@ public final class Connection {
     /// The path the connection was opened with.
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Seconds a statement that evaluates a condition from outside may run as part of an edit
+    /// (`withConditionTimeLimit`); nil for no limit. `serve` sets its query time limit here.
+    public var conditionTimeLimit: Double?
 
     /// Opens `path`. For writable connections `journalMode` (WAL unless told otherwise; nil
     /// leaves the file's own) is requested and the answer checked; a 5-second busy timeout and
@@ -47,6 +50,7 @@ public final class Connection {
         let db = database.pointer
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        installProgressHandler()
         // Before any SQL of the file runs: a GeoPackage is input from anyone, and its schema,
         // triggers and stored where clauses are SQL (see `annolink_sqlite_harden`). Writers
         // must trust the schema: the GeoPackage R-tree triggers write an `rtree` virtual table,
@@ -335,6 +339,11 @@ private struct DiscardedTransaction: Error {}
 /// `Connection` makes no reference cycle.
 final class Database {
     let pointer: OpaquePointer
+    /// When the SQL of `Connection.withTimeLimit` must stop (`DispatchTime` uptime
+    /// nanoseconds); 0 for no limit. Read by the progress handler on the connection's thread.
+    var deadline: UInt64 = 0
+    /// The switch that stops every statement (`Connection.statementStop`).
+    var stop: StatementStop?
 
     init(pointer: OpaquePointer) { self.pointer = pointer }
 

@@ -12,7 +12,14 @@ import CSQLite
 /// - compiled as `SELECT 1 FROM <table> WHERE (<text>)` under an SQLite authorizer that allows
 ///   only reading `<table>` of the main database and calling the pure functions in
 ///   `SQLCondition.allowedFunctions`; everything else — another table, a virtual table, a
-///   pragma, `fts3_tokenizer`, `load_extension`, a recursive CTE, a write — is refused by name.
+///   pragma, `fts3_tokenizer`, `load_extension`, a recursive CTE, a write — is refused by name;
+/// - no subquery (`SELECT`, `EXISTS`, `IN (SELECT …)`, `VALUES`, `WITH`): the wrapper is the
+///   only `SELECT` the authorizer may see, so a condition reads the row it is asked about and no
+///   other, and cannot join its table to itself (issue 25).
+///
+/// So the work of a condition is bounded by its row: it is evaluated once per row, reads only
+/// that row's values, and every allowed function's result grows at most linearly with its
+/// arguments, so no nesting can multiply a value's size (docs/reliability.md, "Bounded work").
 public struct SQLCondition: Hashable, Sendable {
     /// The condition as given.
     public let text: String
@@ -24,13 +31,20 @@ public struct SQLCondition: Hashable, Sendable {
     public var sql: String { "(\(text)\n)" }
 
     /// Core SQLite functions that only compute a value from their arguments: no I/O, no state,
-    /// no unbounded allocation (`zeroblob`, `randomblob` are left out), no pointers.
+    /// no pointers, and a result at most linear in the size of the arguments, so that nesting
+    /// them cannot multiply a value's size.
+    ///
+    /// Left out on purpose: `zeroblob`, `randomblob` (a size from an argument); `printf` and
+    /// `format` (`'%0900000000d'`, `'%.*c'` take a width from the text or a column: one call
+    /// allocates what it is told, issue 25); `hex` and `quote` (double their argument, so
+    /// `hex(hex(hex(…)))` doubles per level); `replace` (each level can multiply the length by
+    /// the replacement's); the aggregates (`count`, `sum`, `group_concat`…), which a condition on
+    /// one row without a subquery cannot use.
     public static let allowedFunctions: Set<String> = [
-        "abs", "char", "coalesce", "format", "glob", "hex", "ifnull", "iif", "instr", "length", "like",
-        "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif", "printf", "quote", "replace", "round",
+        "abs", "char", "coalesce", "glob", "ifnull", "iif", "instr", "length", "like",
+        "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif", "round",
         "rtrim", "sign", "substr", "substring", "trim", "typeof", "unicode", "unlikely", "upper",
         "date", "time", "datetime", "julianday", "strftime", "unixepoch",
-        "count", "sum", "total", "avg", "group_concat",
         "ceil", "ceiling", "floor", "trunc", "mod", "pow", "power", "sqrt", "exp", "ln", "log", "log10", "log2", "pi",
         "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "degrees", "radians",
     ]
@@ -63,11 +77,22 @@ public struct SQLCondition: Hashable, Sendable {
         self.table = table
     }
 
-    /// Scans `text` as SQL tokens and refuses what could end the expression early.
+    /// Why a condition with a subquery is refused.
+    static let subqueryReason =
+        "it holds a subquery (SELECT, EXISTS, IN (SELECT …), IN table, VALUES or WITH), which may read more than the row it is asked about"
+
+    /// Scans `text` as SQL tokens and refuses what could end the expression early, then a
+    /// subquery: the keywords `SELECT` and `VALUES`, which SQLite reserves, can only begin one,
+    /// and a `WITH` holds one of them (`with` alone may name a column). (The authorizer refuses every other `SELECT` as well, `x IN table` among them;
+    /// this finds them before SQLite resolves any name, so that the reason given is the subquery.)
     static func checkShape(_ text: String) throws {
         let bytes = Array(text.utf8)
         var depth = 0
         var i = 0
+        var subquery = false
+        func isWordByte(_ b: UInt8) -> Bool {
+            b == UInt8(ascii: "_") || b == UInt8(ascii: "$") || (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b >= 0x80
+        }
         func closing(_ quote: UInt8, from start: Int, what: String) throws -> Int {
             var j = start + 1
             while j < bytes.count {
@@ -99,12 +124,19 @@ public struct SQLCondition: Hashable, Sendable {
                 if depth < 0 { throw Refusal.notOneExpression("a ')' closes a parenthesis it did not open") }
             case UInt8(ascii: ";"): throw Refusal.notOneExpression("';' ends a statement")
             case 0: throw Refusal.notOneExpression("it holds a NUL character")
+            case let b where isWordByte(b) && (i == 0 || !isWordByte(bytes[i - 1])):
+                var j = i
+                while j < bytes.count, isWordByte(bytes[j]) { j += 1 }
+                let word = String(decoding: bytes[i..<j], as: UTF8.self).uppercased()
+                if word == "SELECT" || word == "VALUES" { subquery = true }
+                i = j - 1
             default: break
             }
             i += 1
         }
         if depth > 0 { throw Refusal.notOneExpression("a '(' is not closed") }
         if text.allSatisfy(\.isWhitespace) { throw Refusal.notOneExpression("it is empty") }
+        if subquery { throw Refusal.notAllowed(subqueryReason) }
     }
 }
 
@@ -115,7 +147,11 @@ extension Connection {
     /// - Throws: `SQLCondition.Refusal` saying why it was refused.
     public func condition(_ text: String, on table: String) throws -> SQLCondition {
         try SQLCondition.checkShape(text)
-        let sql = "SELECT 1 FROM \(quoteIdentifier(table)) WHERE (\(text)\n)"
+        // Compiled deeper than annolink ever embeds it (`… WHERE fid = ? AND (cond) AND …`,
+        // under EXPLAIN): SQLite's parser has a fixed stack, and a condition that only just fits
+        // here would otherwise fail in annolink's own statement ("parser stack overflow").
+        let open = String(repeating: "(", count: 8), close = String(repeating: ")", count: 8)
+        let sql = "SELECT 1 FROM \(quoteIdentifier(table)) WHERE 1 = 1 AND \(open)(\(text)\n)\(close)"
         let policy = ReadPolicy(table: table)
         do {
             _ = try withAuthorizer(policy) { try prepareUncached(sql) }
@@ -149,13 +185,20 @@ extension Connection {
 private final class ReadPolicy {
     let table: String
     private(set) var denied: String?
+    /// How many `SELECT`s the authorizer was asked about: the wrapper's is the first.
+    private var selects = 0
 
     init(table: String) { self.table = table.lowercased() }
 
     func decide(action: Int32, first: String?, second: String?, database: String?) -> Int32 {
         switch action {
         case SQLITE_SELECT:
-            return SQLITE_OK
+            // Every SELECT the statement compiles is authorized once, the wrapper's first; any
+            // other is a subquery, a `VALUES` list or a common table expression inside the
+            // condition, which could read other rows (a join of the table with itself).
+            selects += 1
+            if selects == 1 { return SQLITE_OK }
+            return deny(SQLCondition.subqueryReason)
         case SQLITE_READ:
             // SQLite names no database for the table-level read of a subquery's table.
             if database == nil || database == "main", first?.lowercased() == table { return SQLITE_OK }

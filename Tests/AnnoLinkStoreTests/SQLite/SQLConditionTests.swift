@@ -12,8 +12,8 @@ struct SQLConditionTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let connection = try Connection(path: directory.appendingPathComponent("c.sqlite").path, mode: .create)
         try connection.execute("""
-            CREATE TABLE t (fid INTEGER PRIMARY KEY, name TEXT, Length REAL);
-            INSERT INTO t VALUES (1, 'ELMWOOD', 50), (2, 'O''BRIEN', 150);
+            CREATE TABLE t (fid INTEGER PRIMARY KEY, name TEXT, Length REAL, "with" INTEGER, "select" INTEGER);
+            INSERT INTO t VALUES (1, 'ELMWOOD', 50, 1, 0), (2, 'O''BRIEN', 150, 0, 0);
             CREATE TABLE other (secret TEXT);
             CREATE VIRTUAL TABLE ftsv USING fts3(c, tokenize=simple);
             """)
@@ -22,7 +22,10 @@ struct SQLConditionTests {
 
     @Test("plain conditions on the table's own columns pass and select what they say", arguments: [
         ("Length > 100", 1), ("name = 'O''BRIEN'", 1), ("upper(name) LIKE 'E%' AND Length < 100", 1),
-        ("fid IN (SELECT fid FROM t WHERE Length > 10)", 2), ("Length > 100 -- a trailing comment", 1),
+        ("fid IN (1, 2, 5)", 2), ("Length > 100 -- a trailing comment", 1), ("substr(name, 1, 3) || 'x' = 'ELMx'", 1),
+        // Keywords that begin a subquery, quoted as names of columns.
+        ("\"with\" = 1 OR [select] = 2 OR name = 'select'", 1),
+        ("length(name) * 2 >= 14 AND instr(name, '''') > 0", 1), ("strftime('%Y', '2026-12-01') = '2026'", 2),
         ("round(Length / 3, 1) >= 16.7 /* block */", 2), ("coalesce(name, '') <> ''", 2), ("\"name\" = [name]", 2),
     ])
     func accepted(clause: String, count: Int64) throws {
@@ -50,14 +53,16 @@ struct SQLConditionTests {
     @Test("reading another table, a virtual table or the schema, and impure functions are refused by name", arguments: [
         ("fts3_tokenizer('simple', X'efbeadde00000000') IS NOT NULL", "fts3_tokenizer"),
         // A virtual table runs a pragma when it is first connected, before it is read.
-        ("EXISTS (SELECT 1 FROM ftsv) OR fid < 0", "'ftsv'|pragma"),
-        ("EXISTS (SELECT 1 FROM other)", "'other'"),
-        ("(SELECT count(*) FROM sqlite_master) > 0", "'sqlite_master'"),
+        // Refused as a subquery (issue 25) before any table it reads is looked at.
+        ("EXISTS (SELECT 1 FROM ftsv) OR fid < 0", "subquery"),
+        ("EXISTS (SELECT 1 FROM other)", "subquery"),
+        ("(SELECT count(*) FROM sqlite_master) > 0", "subquery"),
+        ("fid IN other", "'other'"), ("fid IN ftsv", "'ftsv'|pragma"),
         ("load_extension('/tmp/x.so') IS NULL", "load_extension"),
         ("randomblob(100000000) IS NOT NULL", "randomblob"),
         ("zeroblob(1000000000) IS NOT NULL", "zeroblob"),
-        ("EXISTS (SELECT 1 FROM pragma_table_info('t'))", "more than read"),
-        ("fid IN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)", "recursive"),
+        ("EXISTS (SELECT 1 FROM pragma_table_info('t'))", "more than read|subquery"),
+        ("fid IN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)", "subquery"),
     ])
     func notAllowed(clause: String, named: String) throws {
         let (connection, directory) = try Self.database()
@@ -68,6 +73,88 @@ struct SQLConditionTests {
             guard case SQLCondition.Refusal.notAllowed(let why) = error else { return false }
             return named.split(separator: "|").contains { why.contains($0) }
         }
+    }
+
+    /// Issue 25: a condition may read the row it is asked about and nothing else. A subquery
+    /// of the table itself passed before, and a six-fold join of it hung every edit.
+    @Test("a subquery, a join, VALUES or WITH is refused, even over the table's own rows", arguments: [
+        "(SELECT count(*) FROM t a, t b, t c, t d, t e, t f) > 0", "fid IN (SELECT fid FROM t WHERE Length > 10)",
+        "EXISTS (SELECT 1)", "fid IN (VALUES (1), (2))", "fid = (WITH c AS (SELECT 1 AS x) SELECT x FROM c)",
+        "(SELECT max(Length) FROM t) = Length", "fid IN (SELECT 1 UNION SELECT 2)", "Length > (SELECT 1) + 0",
+    ])
+    func subqueryRefused(clause: String) throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect {
+            try connection.condition(clause, on: "t")
+        } throws: { error in
+            guard case SQLCondition.Refusal.notAllowed(let why) = error else { return false }
+            return why.contains("subquery")
+        }
+    }
+
+    /// `x IN table` has no keyword: SQLite reads it as a subquery of the table, which the
+    /// authorizer counts as a second SELECT.
+    @Test("x IN table, a subquery without a keyword, is refused on the table itself", arguments: ["v IN u", "v IN \"u\"", "v + 1 IN [u]"])
+    func inTableRefused(clause: String) throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try connection.execute("CREATE TABLE u (v INTEGER); INSERT INTO u VALUES (1), (2)")
+        #expect {
+            try connection.condition(clause, on: "u")
+        } throws: { error in
+            guard case SQLCondition.Refusal.notAllowed(let why) = error else { return false }
+            return why.contains("subquery")
+        }
+    }
+
+    /// Issue 25: `length(printf('%0900000000d', 1))` grew the server until it was killed, and
+    /// `hex(hex(…))`, `replace`, `quote` multiply a value's size with every level of nesting.
+    @Test("functions whose result can outgrow their arguments are refused by name", arguments: [
+        ("length(printf('%0900000000d', 1)) > 0", "printf"), ("length(printf('%.*c', 20000000 + fid, 'x')) > 0", "printf"),
+        ("length(format('%0900000000d', 1)) > 0", "format"), ("length(hex(hex(hex(name)))) > 0", "hex"),
+        ("length(replace(replace(name, 'E', name), 'E', name)) > 0", "replace"), ("length(quote(quote(name))) > 0", "quote"),
+        ("count(*) > 0", "count"), ("group_concat(name) IS NULL", "group_concat"),
+        ("length(zeroblob(1000000000)) > 0", "zeroblob"),
+    ])
+    func amplifyingRefused(clause: String, named: String) throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect {
+            try connection.condition(clause, on: "t")
+        } throws: { error in
+            guard case SQLCondition.Refusal.notAllowed(let why) = error else { return false }
+            return why.contains("\(named)()")
+        }
+        for name in ["printf", "format", "hex", "replace", "quote", "count", "group_concat"] {
+            #expect(!SQLCondition.allowedFunctions.contains(name))
+        }
+    }
+
+    @Test("a condition for another database refuses a subquery as on SQLite")
+    func checkedSubqueryRefused() throws {
+        #expect {
+            try SQLCondition.checked("(SELECT count(*) FROM t a, t b) > 0", on: Self.twin)
+        } throws: { error in
+            guard case SQLCondition.Refusal.notAllowed(let why) = error else { return false }
+            return why.contains("subquery")
+        }
+    }
+
+    /// Found by the `where` fuzz target: `~` repeated some ninety times before `fid = 1` fitted
+    /// SQLite's parser stack in the guard's statement but not in annolink's own, deeper ones.
+    @Test("a condition nested to the parser's limit is refused by the guard or compiles wherever annolink embeds it")
+    func parserDepth() throws {
+        let (connection, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var accepted = 0
+        for depth in stride(from: 40, through: 140, by: 2) {
+            let clause = String(repeating: "~", count: depth) + "fid = ~~1 -- c"
+            guard let condition = try? connection.condition(clause, on: "t") else { continue }
+            accepted += 1
+            _ = try connection.rows("EXPLAIN SELECT count(*) FROM t WHERE fid = ? AND \(condition.sql) AND fid IN (SELECT fid FROM t)", [.integer(1)])
+        }
+        #expect(accepted > 0, "shallow ones pass")
     }
 
     @Test("a condition that does not compile says SQLite's reason")
