@@ -26,12 +26,16 @@ public final class HTTPServer: @unchecked Sendable {
     private let inFlightLock = NSLock()
     private var inFlight = 0
     private let logLock = NSLock()
+    /// Which connections are taken: each address's share shrinks as the pool fills.
+    let admission: ConnectionAdmission
 
     /// A server for `dataset` answering through `routes`; nothing listens until `start()`.
     public init(dataset: Dataset, routes: [any Routes], configuration: ServerConfiguration) {
         self.dataset = dataset
         self.routes = routes
         self.configuration = configuration
+        admission = ConnectionAdmission(connectionLimit: configuration.connectionLimit,
+                                        perAddressLimit: configuration.connectionsPerAddressLimit)
     }
 
     deinit {
@@ -64,6 +68,22 @@ public final class HTTPServer: @unchecked Sendable {
                     requestContext.pointee = nil
                     Unmanaged<PendingRequest>.fromOpaque(pending).release()
                     Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().finished()
+                }, context,
+                { context, address, _ in
+                    guard let context, let address, let bytes = ConnectionAdmission.addressBytes(address) else { return MHD_Result.YES }
+                    return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().admission.admits(bytes) ? MHD_Result.YES : MHD_Result.NO
+                }, context,
+                { context, connection, socketContext, event in
+                    guard let context, let connection, let socketContext else { return }
+                    let admission = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().admission
+                    if event == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+                        guard let address = annolink_mhd_client_address(connection), let bytes = ConnectionAdmission.addressBytes(address) else { return }
+                        admission.began(bytes)
+                        socketContext.pointee = Unmanaged.passRetained(ClientAddress(bytes)).toOpaque()
+                    } else if let held = socketContext.pointee {
+                        socketContext.pointee = nil
+                        admission.closed(Unmanaged<ClientAddress>.fromOpaque(held).takeRetainedValue().bytes)
+                    }
                 }, context)
         }
         guard let started else { throw ServerError.cannotListen(address.description, reason: String(cString: strerror(errno))) }
@@ -326,6 +346,14 @@ private final class PendingRequest {
         self.method = method
         self.path = path
     }
+}
+
+/// The IP address of a connection, kept in its socket context from its start to its close, so
+/// that the count of its address goes down when it closes.
+private final class ClientAddress {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// Collects name and value pairs from libmicrohttpd's iterators; the post processor hands long
