@@ -87,8 +87,10 @@ struct ServeCommand: ParsableCommand {
         """)
     static let maxConnectionsPerAddress = ArgumentDeclaration.option("--max-connections-per-address", value: "N", help: """
         the most connections open at once from one IP address (default 64), so that one
-        client, slow or hostile, cannot take them all; more are closed at once. Behind a
-        proxy every client has the proxy's address: raise it to --max-connections there
+        client, slow or hostile, cannot take them all; more are closed at once. The share
+        shrinks as other addresses fill the connections, and the last eighth is kept for
+        addresses holding none (docs/serve.md). Behind a proxy every client has the proxy's
+        address: raise it to --max-connections there
         """)
     static let idleTimeout = ArgumentDeclaration.option("--idle-timeout", value: "SECONDS", help: """
         close a connection that sends nothing for this long (default 30): an idle

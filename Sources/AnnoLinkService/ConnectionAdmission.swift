@@ -6,12 +6,21 @@ import Foundation
 /// at the per-address limit fill a pool four times that size, and every other client then
 /// waits in the listen queue (docs/serve.md, "Limits").
 ///
-/// The rule: the share of one address shrinks as the pool fills. An address may hold
-/// `perAddressLimit × free ÷ connectionLimit` connections, `free` being the slots not taken,
-/// and at least one — so an address holding no connection is taken while any slot is free.
-/// Addresses that each take all they may leave about `connectionLimit × (connectionLimit ÷
-/// (connectionLimit + perAddressLimit))^k` slots free after `k` of them: at the defaults (256,
-/// 64) four addresses hold 51, 41, 33 and 26 and leave 105 free; ten leave 28, twenty 4.
+/// The rule has two parts:
+///
+/// - **A share that shrinks as others fill the pool.** An address may hold `perAddressLimit ×
+///   (connectionLimit − others) ÷ connectionLimit` connections, `others` being the connections
+///   of the other addresses, and at least one: alone it may hold `perAddressLimit`; the more
+///   the others hold, the less it may.
+/// - **A reserve.** The last eighth of the pool (`reserve`, at least one slot) is kept for
+///   addresses that hold no connection: there one connection per address.
+///
+/// So an address holding none is taken while any slot is free (past that libmicrohttpd's own
+/// limit keeps clients in the listen queue), and a normal client gets a slot unless as many
+/// addresses as there are reserved slots each hold one. At the defaults (256, 64) four
+/// addresses that open all they may hold 64, 48, 36 and 27 and leave 81 slots free; twenty
+/// leave the 20 of the reserve they do not hold; one address alone (a proxy, with
+/// `perAddressLimit` raised to `connectionLimit`) may hold all but the reserve.
 ///
 /// libmicrohttpd asks `admits(_:)` of every connection it accepts (its accept policy
 /// callback), and reports each connection begun and closed (`MHD_OPTION_NOTIFY_CONNECTION`);
@@ -22,6 +31,9 @@ final class ConnectionAdmission: @unchecked Sendable {
     /// The most connections from one address while the pool is empty.
     let perAddressLimit: Int
 
+    /// The slots at the end of the pool kept for addresses that hold no connection.
+    let reserve: Int
+
     private let lock = NSLock()
     private var open = 0
     private var byAddress: [[UInt8]: Int] = [:]
@@ -29,19 +41,21 @@ final class ConnectionAdmission: @unchecked Sendable {
     init(connectionLimit: Int, perAddressLimit: Int) {
         self.connectionLimit = max(1, connectionLimit)
         self.perAddressLimit = max(1, min(perAddressLimit, connectionLimit))
+        reserve = max(1, self.connectionLimit / 8)
     }
 
-    /// The most connections one address may hold while `open` are open.
-    func share(whileOpen open: Int) -> Int {
-        let free = max(0, connectionLimit - open)
-        return max(1, perAddressLimit * free / connectionLimit)
+    /// The most connections an address holding `own` may hold while `open` are open.
+    func share(holding own: Int, whileOpen open: Int) -> Int {
+        let others = max(0, open - own)
+        return max(1, perAddressLimit * max(0, connectionLimit - others) / connectionLimit)
     }
 
     /// Whether a new connection from `address` (the IP address's bytes) is taken now.
     func admits(_ address: [UInt8]) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return open < connectionLimit && byAddress[address, default: 0] < share(whileOpen: open)
+        let own = byAddress[address, default: 0]
+        return own < share(holding: own, whileOpen: open) && (own == 0 || open < connectionLimit - reserve)
     }
 
     /// A connection from `address` has begun.

@@ -15,30 +15,33 @@ import Testing
         return taken
     }
 
-    @Test func fourAddressesAtTheDefaultsLeaveAFreeSlotForANewOne() {
+    @Test func fourAddressesAtTheDefaultsLeaveSlotsFreeAndTwentyLeaveTheReserve() {
         let admission = ConnectionAdmission(connectionLimit: 256, perAddressLimit: 64)
-        #expect(admission.share(whileOpen: 0) == 64)
-        // Each address in turn takes what it may while the pool fills: 64 × free ÷ 256.
+        #expect(admission.share(holding: 0, whileOpen: 0) == 64)
+        #expect(admission.reserve == 32)
+        // Each address in turn takes what it may: 64 × (256 − the others') ÷ 256.
         let taken = (2...5).map { fill(admission, from: UInt8($0), tries: 64) }
-        #expect(taken == [51, 41, 33, 26])
-        #expect(admission.openConnections == 151)
+        #expect(taken == [64, 48, 36, 27])
+        #expect(admission.openConnections == 175)
         // None of them gets more, and a new client does.
         for address in 2...5 { #expect(!admission.admits([127, 0, 0, UInt8(address)])) }
         #expect(admission.admits([127, 0, 0, 1]))
-        // As connections close, the shares grow again.
+        // Sixteen more addresses fill the pool down to its reserve, then take one slot each.
+        let more = (6...21).map { fill(admission, from: UInt8($0), tries: 64) }
+        #expect(more == [20, 15, 11, 3] + Array(repeating: 1, count: 12))
+        #expect(admission.openConnections == 236)
+        #expect(admission.admits([127, 0, 0, 1]), "a new client still gets a slot of the reserve")
+        // Once connections close below the reserve, an address holding one may take more.
+        #expect(!admission.admits([127, 0, 0, 21]))
         for _ in 0..<30 { admission.closed([127, 0, 0, 2]) }
-        #expect(admission.admits([127, 0, 0, 5]))
+        #expect(admission.admits([127, 0, 0, 21]))
     }
 
-    @Test func anAddressWithNoConnectionIsTakenWhileASlotIsFreeAndNoneWhenThePoolIsFull() {
-        let admission = ConnectionAdmission(connectionLimit: 4, perAddressLimit: 4)
-        #expect(fill(admission, from: 2, tries: 4) == 2)
-        #expect(fill(admission, from: 3, tries: 4) == 1)
-        #expect(fill(admission, from: 4, tries: 4) == 1)
-        #expect(admission.openConnections == 4)
-        #expect(!admission.admits([127, 0, 0, 5]), "the pool is full")
-        admission.closed([127, 0, 0, 2])
-        #expect(admission.admits([127, 0, 0, 5]))
-        #expect(!admission.admits([127, 0, 0, 2]), "an address at its share waits")
+    @Test func oneAddressAloneMayHoldItsLimitAndAProxyAllButTheReserve() {
+        let two = ConnectionAdmission(connectionLimit: 256, perAddressLimit: 2)
+        #expect(fill(two, from: 2, tries: 3) == 2)
+        let proxy = ConnectionAdmission(connectionLimit: 256, perAddressLimit: 256)
+        #expect(fill(proxy, from: 9, tries: 300) == 224)
+        #expect(proxy.admits([127, 0, 0, 1]))
     }
 }
