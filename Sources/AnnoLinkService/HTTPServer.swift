@@ -94,8 +94,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops accepting connections, lets the requests in flight finish (at most `grace`
     /// seconds), then closes every connection and stops the threads. Wraps `MHD_quiesce_daemon`
     /// and `MHD_stop_daemon`.
+    ///
+    /// Edits not begun are refused from now on, and an edit still running `editGrace(grace)`
+    /// seconds from now rolls back (`Dataset.stopEdits(within:)`), so that its client is
+    /// answered — 503, nothing kept — before the connections close.
     public func stop(grace: Double = 10) {
         guard let daemon else { return }
+        dataset.stopEdits(within: Self.editGrace(grace))
         listenSocket = MHD_quiesce_daemon(daemon)
         let deadline = Date().addingTimeInterval(grace)
         while requestsInFlight > 0, Date() < deadline {
@@ -105,6 +110,12 @@ public final class HTTPServer: @unchecked Sendable {
         self.daemon = nil
         if listenSocket >= 0 { close(listenSocket) }
         listenSocket = -1
+    }
+
+    /// How long edits in flight may go on after a stop with `grace` seconds: two seconds
+    /// before the grace ends (half of it when it is shorter than four), left for their answers.
+    public static func editGrace(_ grace: Double) -> Double {
+        max(grace / 2, grace - 2)
     }
 
     /// The requests begun and not yet answered.
