@@ -29,7 +29,9 @@ struct ServeCommand: ParsableCommand {
             an edit still running after 8 seconds rolls back and is answered 503.
 
             Unless --read-only, the file is switched to WAL journaling, so that reads never
-            wait for the writer. Edits are made one at a time.
+            wait for the writer. Edits are made one at a time. An applyEdits sent with an
+            'Idempotency-Key' header (or an 'idempotencyKey' parameter) is made once: the same
+            key again gets the first answer (kept 24 hours, in the file).
 
             FILE may be a PostGIS database instead (postgresql://… or PG:…, as 'annolink copy'
             made it; NAME is then the database's name): reads use a pool of connections, each

@@ -49,6 +49,8 @@ public final class Dataset: @unchecked Sendable {
     /// (`--edit-timeout`): waiting for the writer, then its edits; past it the edits roll back
     /// and `write` throws `ServiceError.editTimeLimitExceeded`.
     public let editTimeLimit: Double
+    /// How long an idempotency key's answer is remembered (`FeatureServerEdits`, docs/serve.md).
+    public static let idempotencyKeySeconds: Double = 24 * 60 * 60
 
     private let readers: Pool<GeoPackage>?
     private let writeLock = NSRecursiveLock()
@@ -235,6 +237,29 @@ public final class Dataset: @unchecked Sendable {
         stopping.stop(within: seconds)
     }
 
+    /// Runs `body` as `write` does, unless `key` of `user` answered a request already: then
+    /// returns that request's answer and runs nothing. Otherwise the answer `body` returns is
+    /// remembered under `key`, for `idempotencyKeySeconds`, in the same transaction as its edits.
+    /// `fingerprint` sums up the request (its operation and parameters): the same key for a
+    /// different request is refused.
+    ///
+    /// - Throws: `ServiceError.idempotencyKeyReused` for a key of another request;
+    ///   `ServiceError.notOnThisStore` on PostGIS; whatever `write` throws.
+    public func writeOnce(key: String, fingerprint: String, user: String?, _ body: (EditService) throws -> String) throws -> String {
+        try write(user: user) { service in
+            guard let package = service.store as? GeoPackage else { throw ServiceError.notOnThisStore("an idempotency key") }
+            return try package.connection.write {
+                if let remembered = try package.rememberedAnswer(key: key, user: user, keptFor: Self.idempotencyKeySeconds) {
+                    guard remembered.fingerprint == fingerprint else { throw ServiceError.idempotencyKeyReused }
+                    return remembered.answer
+                }
+                let answer = try body(service)
+                try package.remember(key: key, user: user, fingerprint: fingerprint, answer: answer, keepingFor: Self.idempotencyKeySeconds)
+                return answer
+            }
+        }
+    }
+
     private static func asUser<T>(_ user: String?, _ service: EditService, _ body: () throws -> T) throws -> T {
         let journal = try service.journal()
         let outerUser = journal.user
@@ -280,6 +305,9 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     case editTimeLimitExceeded(seconds: Double)
     /// The server is stopping (SIGTERM): the edit was not begun, or rolled back (HTTP 503).
     case stopping
+    /// An idempotency key came again with another request than the one it answered (HTTP 422;
+    /// Esri: error code 400).
+    case idempotencyKeyReused
 
     public var description: String {
         switch self {
@@ -291,6 +319,7 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
             "the edits took longer than the server's limit of \(String(format: "%g", seconds)) s (--edit-timeout), waiting for other edits " +
                 "included; nothing of them was kept: send fewer edits per request, or send them again"
         case .stopping: "the server is stopping; nothing of this edit was kept: send it again when the server is back"
+        case .idempotencyKeyReused: "this idempotency key answered another request; give each request a key of its own"
         }
     }
 }

@@ -2,8 +2,8 @@ import AnnoLinkTestSupport
 import Foundation
 import Testing
 
-/// Edits bounded in size and time, SIGTERM during a long edit (issue 25,
-/// item 6; docs/serve.md, "Limits"), each against a real `annolink serve`
+/// Edits bounded in size and time, SIGTERM during a long edit, idempotency keys (issue 25,
+/// item 6; docs/serve.md, "Limits" and "Idempotency keys"), each against a real `annolink serve`
 /// over real HTTP.
 @Suite struct ServeEditLimitTests {
     let service = "/arcgis/rest/services/town/FeatureServer"
@@ -169,6 +169,73 @@ import Testing
         #expect(try Harness.sqlite(path, "PRAGMA integrity_check") == "ok")
     }
 
+    // MARK: Idempotency keys
+
+    @Test func aRetriedAddWithItsKeyIsMadeOnceAndGetsTheFirstAnswerAfterARestartToo() throws {
+        let path = try sample()
+        var server = try ServeProcess(file: path, arguments: ["--quiet"])
+        let layer = try pointsLayer(server)
+        let url = "\(service)/\(layer)/applyEdits"
+        let before = try journalEntries(path), addressBefore = try address(path, fid: 1)
+        let rows = try Harness.sqlite(path, "SELECT count(*) FROM address_points")
+        let add = #"[{"attributes":{"AD_ADDRESS":4242,"ST_STR_NAM":"KEYED"},"geometry":{"x":11890000,"y":7030000}}]"#
+        let form = [("f", "json"), ("adds", add)]
+
+        let first = try server.request(url, method: "POST", headers: ["Idempotency-Key": #""add-4242""#], form: form)
+        let added = try #require((first.object?["addResults"] as? [[String: Any]])?.first?["objectId"] as? Int, "\(first.text)")
+        let again = try server.request(url, method: "POST", headers: ["Idempotency-Key": #""add-4242""#], form: form)
+        #expect(again.text == first.text)
+        // The same key as a form parameter is the same key.
+        let asParameter = try server.request(url, method: "POST", form: form + [("idempotencyKey", "add-4242")])
+        #expect(asParameter.text == first.text)
+
+        // The same key for another request is refused, and nothing of that request is made.
+        let other = try server.request(url, method: "POST", headers: ["Idempotency-Key": "add-4242"],
+                                       form: [("f", "json"), ("updates", updates(1))])
+        #expect(Self.error(other)?["code"] as? Int == 400, "\(other.text)")
+        let otherDetail = (Self.error(other)?["details"] as? [String])?.first ?? ""
+        #expect(otherDetail.contains("Idempotency-Key"), "\(other.text)")
+
+        // After a restart (the retry of a client whose answer was lost with the old server).
+        #expect(server.stop() == 0)
+        server = try ServeProcess(file: path, arguments: ["--quiet"])
+        defer { _ = server.stop() }
+        let afterRestart = try server.request(url, method: "POST", headers: ["Idempotency-Key": "add-4242"], form: form)
+        #expect(afterRestart.text == first.text)
+
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM address_points") == String((Int(rows) ?? 0) + 1), "added once")
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM address_points WHERE AD_ADDRESS = 4242") == "1")
+        #expect(try Harness.sqlite(path, "SELECT AD_ADDRESS FROM address_points WHERE fid = \(added)") == "4242")
+        #expect(try journalEntries(path) == before + 1)
+        #expect(try address(path, fid: 1) == addressBefore, "the refused request changed nothing")
+
+        // Without a key, the same add is made again.
+        let unkeyed = try server.request(url, method: "POST", form: form)
+        #expect((unkeyed.object?["addResults"] as? [[String: Any]])?.first?["objectId"] as? Int != added)
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM address_points WHERE AD_ADDRESS = 4242") == "2")
+        let bad = try server.request(url, method: "POST", headers: ["Idempotency-Key": String(repeating: "k", count: 300)], form: form)
+        #expect(Self.error(bad)?["code"] as? Int == 400)
+    }
+
+    @Test func aKeyIsTheCallersOwnAnotherUsersSameKeyIsAnotherRequest() throws {
+        let path = try sample()
+        let scratch = try ScratchDirectory(prefix: "keys")
+        let tokens = scratch.path("tokens.txt")
+        try "alice-token alice edit\nbob-token bob edit\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try ServeProcess(file: path, arguments: ["--tokens", tokens, "--quiet"])
+        defer { _ = server.stop() }
+        let url = "\(service)/\(try pointsLayer(server))/applyEdits"
+        let form = [("f", "json"), ("adds", #"[{"attributes":{"AD_ADDRESS":4343,"ST_STR_NAM":"KEYED"},"geometry":{"x":11890000,"y":7030000}}]"#)]
+        func add(_ token: String) throws -> Int? {
+            let reply = try server.request(url, method: "POST", headers: ["Authorization": "Bearer \(token)", "Idempotency-Key": "same"], form: form)
+            return (reply.object?["addResults"] as? [[String: Any]])?.first?["objectId"] as? Int
+        }
+        let alice = try add("alice-token"), bob = try add("bob-token")
+        #expect(alice != nil && bob != nil && alice != bob)
+        #expect(try add("alice-token") == alice)
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM address_points WHERE AD_ADDRESS = 4343") == "2")
+        #expect(try Harness.sqlite(path, "SELECT group_concat(user, ',') FROM (SELECT user FROM annolink_request_keys ORDER BY user)") == "alice,bob")
+    }
 }
 
 /// A reply set on another thread.

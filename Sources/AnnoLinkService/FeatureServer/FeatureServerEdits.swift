@@ -77,7 +77,7 @@ struct FeatureServerEdits {
         let p = request.parameters
         let edits = try Self.edits(layerID: layerID, adds: p["adds"], updates: p["updates"], deletes: p["deletes"])
         try checkCount(edits)
-        return try dataset.write(user: request.caller.userName) { service in
+        return try answeredOnce { service in
             let outcomes = try run(edits, layerIDs: [layerID], service: service)
             return Self.results(for: layerID, edits: edits, outcomes: outcomes, withID: false)
         }
@@ -102,7 +102,7 @@ struct FeatureServerEdits {
             layerIDs.append(Int(id))
             try checkCount(edits)
         }
-        return try dataset.write(user: request.caller.userName) { service in
+        return try answeredOnce { service in
             let outcomes = try run(edits, layerIDs: layerIDs, service: service)
             var seen = Set<Int>()
             return .array(layerIDs.filter { seen.insert($0).inserted }.map { id in
@@ -116,6 +116,53 @@ struct FeatureServerEdits {
         guard edits.count > dataset.maxEditsPerRequest else { return }
         throw FeatureServerError.invalidParameter("applyEdits", "more than \(dataset.maxEditsPerRequest) edits (adds, updates and deletes together) " +
             "in one request, the server's limit (--max-edits-per-request); nothing was changed: send them in smaller requests")
+    }
+
+    // MARK: Idempotency keys
+
+    /// The request's idempotency key: the `Idempotency-Key` header (a structured-field string,
+    /// quoted or not) or the `idempotencyKey` parameter; nil when neither is given.
+    ///
+    /// - Throws: `FeatureServerError.invalidParameter` for an empty key, one over 255
+    ///   characters or one with characters outside printable ASCII.
+    var idempotencyKey: String? {
+        get throws {
+            guard var key = request.headers["idempotency-key"] ?? request.parameters["idempotencyKey"] else { return nil }
+            key = key.trimmingCharacters(in: .whitespaces)
+            if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") { key = String(key.dropFirst().dropLast()) }
+            guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                throw FeatureServerError.invalidParameter("Idempotency-Key", "a key is 1 to 255 printable ASCII characters")
+            }
+            return key
+        }
+    }
+
+    /// What sums up the request for its key: the operation's path and the parameters that say
+    /// what it edits, hashed (two 64-bit FNV-1a hashes).
+    var fingerprint: String {
+        let names = ["adds", "updates", "deletes", "edits", "rollbackOnFailure", "useGlobalIds"]
+        var text = request.path
+        for name in names { text += "\u{0}\(name)=\(request.parameters[name] ?? "")" }
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in text.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 ^ (b >> 29)
+        }
+        return String(format: "%016llx%016llx", a, b)
+    }
+
+    /// The answer `body` gives with the edit service, in one `Dataset.write`. With an
+    /// idempotency key, a key that answered before gets that answer and nothing is run again
+    /// (`Dataset.writeOnce`).
+    private func answeredOnce(_ body: (EditService) throws -> JSONText) throws -> JSONText {
+        guard let key = try idempotencyKey else {
+            return try dataset.write(user: request.caller.userName, body)
+        }
+        do {
+            return .raw(try dataset.writeOnce(key: key, fingerprint: fingerprint, user: request.caller.userName) { try body($0).rendered() })
+        } catch ServiceError.idempotencyKeyReused {
+            throw FeatureServerError.invalidParameter("Idempotency-Key", "\(ServiceError.idempotencyKeyReused)")
+        }
     }
 
     /// Refuses edits a read-only service or a caller without an edit token may not make.
