@@ -25,10 +25,13 @@ struct ServeCommand: ParsableCommand {
             Prints the URL on standard output once it accepts connections, and one line per
             request on standard error: time, method, path, status, milliseconds, user ('-' for
             anonymous, '?' for an unknown token). On SIGTERM or SIGINT it stops accepting
-            connections, lets the requests in flight finish (up to 10 seconds) and exits 0.
+            connections, lets the requests in flight finish (up to 10 seconds) and exits 0;
+            an edit still running after 8 seconds rolls back and is answered 503.
 
             Unless --read-only, the file is switched to WAL journaling, so that reads never
-            wait for the writer. Edits are made one at a time.
+            wait for the writer. Edits are made one at a time. An applyEdits sent with an
+            'Idempotency-Key' header (or an 'idempotencyKey' parameter) is made once: the same
+            key again gets the first answer (kept 24 hours, in the file).
 
             FILE may be a PostGIS database instead (postgresql://… or PG:…, as 'annolink copy'
             made it; NAME is then the database's name): reads use a pool of connections, each
@@ -101,15 +104,25 @@ struct ServeCommand: ParsableCommand {
         """)
     static let maxConnectionsPerAddress = ArgumentDeclaration.option("--max-connections-per-address", value: "N", help: """
         the most connections open at once from one IP address (default 64), so that one
-        client, slow or hostile, cannot take them all; more are closed at once. Behind a
-        proxy every client has the proxy's address: raise it to --max-connections there
+        client, slow or hostile, cannot take them all; more are closed at once. The share
+        shrinks as other addresses fill the connections, and the last eighth is kept for
+        addresses holding none (docs/serve.md). Behind a proxy every client has the proxy's
+        address: raise it to --max-connections there
         """)
     static let idleTimeout = ArgumentDeclaration.option("--idle-timeout", value: "SECONDS", help: """
         close a connection that sends nothing for this long (default 30): an idle
         keep-alive connection, or a client that stopped part-way through its request
         """)
+    static let maxEdits = ArgumentDeclaration.option("--max-edits-per-request", value: "N", help: """
+        the most edits one request may make (default 10000): adds, updates and deletes of
+        one applyEdits together; a request of more is refused before any edit is made
+        """)
+    static let editTimeout = ArgumentDeclaration.option("--edit-timeout", value: "SECONDS", help: """
+        how long one edit request may take, waiting for other edits included (default 30);
+        past it its edits roll back and it is answered with an error
+        """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, publicURL, cors, readOnly, tokens, maxRecords, maxBody, queryTimeout, threads,
+    static let arguments = [SetCommand.file, listen, publicURL, cors, readOnly, tokens, maxRecords, maxBody, queryTimeout, maxEdits, editTimeout, threads,
                             maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
@@ -123,6 +136,8 @@ struct ServeCommand: ParsableCommand {
     var maxRecordCount: Int
     var maxBodyBytes: Int
     var queryTimeLimit: Double
+    var maxEditsPerRequest: Int
+    var editTimeLimit: Double
     var threadCount: Int
     var sketchSessionLimit: Int
     var sketchIdleSeconds: Double
@@ -144,6 +159,10 @@ struct ServeCommand: ParsableCommand {
         queryTimeLimit = try arguments.option(Self.queryTimeout, as: "a positive number of seconds") {
             Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         } ?? 5
+        maxEditsPerRequest = try arguments.option(Self.maxEdits, as: positive) { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 10_000
+        editTimeLimit = try arguments.option(Self.editTimeout, as: "a positive number of seconds") {
+            Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        } ?? 30
         threadCount = try arguments.option(Self.threads, as: "a whole number from 1 to 256") { Int($0).flatMap { (1...256).contains($0) ? $0 : nil } } ?? 8
         sketchSessionLimit = try arguments.option(Self.sketchSessions, as: "a whole number from 1 to 1024") {
             Int($0).flatMap { (1...1024).contains($0) ? $0 : nil }
@@ -196,7 +215,7 @@ struct ServeCommand: ParsableCommand {
             tokenTable = try TokenTable(parsing: text, path: tokensPath)
         }
         let dataset = try Dataset(path: path, readOnly: isReadOnly, maxRecords: maxRecordCount, queryTimeLimit: queryTimeLimit,
-                                  readerLimit: threadCount)
+                                  readerLimit: threadCount, maxEditsPerRequest: maxEditsPerRequest, editTimeLimit: editTimeLimit)
         let configuration = ServerConfiguration(listen: address, threads: threadCount, maxBodyBytes: maxBodyBytes,
                                                 connectionLimit: connectionLimit,
                                                 connectionsPerAddressLimit: min(connectionsPerAddressLimit, connectionLimit),

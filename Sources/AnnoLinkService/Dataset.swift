@@ -42,6 +42,15 @@ public final class Dataset: @unchecked Sendable {
     /// Seconds the SQL of one read may run (`--query-timeout`) before SQLite interrupts it
     /// (PostgreSQL cancels it) and `read` throws `ServiceError.queryTimeLimitExceeded`.
     public let queryTimeLimit: Double
+    /// The most edits one request may make (`--max-edits-per-request`): adds, updates and
+    /// deletes of one `applyEdits` together; a request of more is refused before any is made.
+    public let maxEditsPerRequest: Int
+    /// Seconds one edit request may take from asking for the writer to its commit
+    /// (`--edit-timeout`): waiting for the writer, then its edits; past it the edits roll back
+    /// and `write` throws `ServiceError.editTimeLimitExceeded`.
+    public let editTimeLimit: Double
+    /// How long an idempotency key's answer is remembered (`FeatureServerEdits`, docs/serve.md).
+    public static let idempotencyKeySeconds: Double = 24 * 60 * 60
 
     private let readers: Pool<GeoPackage>?
     /// Stops the SQL of every GeoPackage connection of the dataset (`stopStatements()`).
@@ -51,6 +60,9 @@ public final class Dataset: @unchecked Sendable {
     private var readerKey: String { "annolink.Dataset.reader.\(ObjectIdentifier(self).hashValue)" }
     /// The key under which a thread's borrowed PostGIS edit service is kept while it writes.
     private var writerKey: String { "annolink.Dataset.writer.\(ObjectIdentifier(self).hashValue)" }
+    /// The key under which a thread's edit deadline is kept while it writes.
+    private var deadlineKey: String { "annolink.Dataset.deadline.\(ObjectIdentifier(self).hashValue)" }
+    private let stopping = StopClock()
     private let writer: EditService?
     private let storeReaders: Pool<PostGISStore>?
     private let storeWriters: Pool<EditService>?
@@ -64,12 +76,15 @@ public final class Dataset: @unchecked Sendable {
     /// - Throws: `StoreError` when the file is missing or not a GeoPackage, or the database holds
     ///   no annolink data set; `SQLiteError` when the file cannot be switched to WAL;
     ///   `PostgreSQLError` when the server cannot be reached.
-    public init(path: String, readOnly: Bool = false, maxRecords: Int = 2000, queryTimeLimit: Double = 5, readerLimit: Int = 8) throws {
+    public init(path: String, readOnly: Bool = false, maxRecords: Int = 2000, queryTimeLimit: Double = 5, readerLimit: Int = 8,
+                maxEditsPerRequest: Int = 10_000, editTimeLimit: Double = 30) throws {
         self.readOnly = readOnly
         self.maxRecords = maxRecords
         self.queryTimeLimit = queryTimeLimit
         let stop = StatementStop()
         statementStop = stop
+        self.maxEditsPerRequest = maxEditsPerRequest
+        self.editTimeLimit = editTimeLimit
         if ConnectionString.isPostgreSQL(path) {
             kind = .postGIS
             let first = try PostGISStore(path)
@@ -171,22 +186,99 @@ public final class Dataset: @unchecked Sendable {
     /// service with a connection of its own (the store locks the rows each edit reads), so
     /// edits run at once and serialize only on the rows they share.
     ///
-    /// - Throws: `ServiceError.readOnly` when the server was started with `--read-only`.
+    /// The whole call — waiting for the writer, then `body` — is bounded by `editTimeLimit`
+    /// (its SQL by SQLite's progress handler, as `read`'s; `body` checks between its edits with
+    /// `checkEditTime()`), and by `stopEdits(within:)` once the server is stopping: past either,
+    /// nothing of `body` is kept.
+    ///
+    /// - Throws: `ServiceError.readOnly` when the server was started with `--read-only`;
+    ///   `ServiceError.editTimeLimitExceeded` or `.stopping` past the time limit or the stop.
     public func write<T>(user: String? = nil, _ body: (EditService) throws -> T) throws -> T {
         if readOnly { throw ServiceError.readOnly }
+        let held = Thread.current.threadDictionary
+        if let deadline = held[deadlineKey] as? EditDeadline {
+            return try writeJoined(user: user, deadline: deadline, timed: false, body)
+        }
+        let deadline = EditDeadline(seconds: editTimeLimit, stopping: stopping)
+        try deadline.check()
+        held[deadlineKey] = deadline
+        defer { held.removeObject(forKey: deadlineKey) }
+        do {
+            return try writeJoined(user: user, deadline: deadline, timed: true, body)
+        } catch let error as SQLiteError where error.resultCode == .interrupt && deadline.hasPassed {
+            try deadline.check()
+            throw error
+        } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
+            // Neither the edit's time nor the stop: a class where clause ran past
+            // `conditionTimeLimit`; the edit rolled back.
+            throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
+        }
+    }
+
+    /// `write`'s work: `timed` for the outermost call, which sets the time limit of the SQL.
+    private func writeJoined<T>(user: String?, deadline: EditDeadline, timed: Bool, _ body: (EditService) throws -> T) throws -> T {
         if let storeWriters {
             return try storeWriters.lend(heldAs: writerKey) { service, joined in
                 joined ? try body(service) : try Self.asUser(user, service) { try body(service) }
             }
         }
         guard let writer else { throw ServiceError.readOnly }
-        writeLock.lock()
+        // The writer is asked for in short waits, so that a stop or the time limit ends the wait.
+        while !writeLock.lock(before: Date().addingTimeInterval(min(0.1, max(0.001, deadline.remaining)))) {
+            try deadline.check()
+        }
         defer { writeLock.unlock() }
-        do {
+        guard timed, let connection = (writer.store as? GeoPackage)?.connection, !connection.isInTransaction else {
             return try Self.asUser(user, writer) { try body(writer) }
-        } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
-            // A class where clause ran past `conditionTimeLimit`; the edit rolled back.
-            throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
+        }
+        do {
+            return try connection.withTimeLimit(seconds: deadline.remaining) {
+                try Self.asUser(user, writer) { try body(writer) }
+            }
+        } catch {
+            // The progress handler may have interrupted the ROLLBACK itself; the writer must not
+            // stay in the transaction.
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Throws when the edit request this thread is making has run past `editTimeLimit`, or the
+    /// server is stopping and its edits' time is up; nothing when it is not writing. Long
+    /// batches call it between edits, so that Swift code between statements is bounded too.
+    ///
+    /// - Throws: `ServiceError.editTimeLimitExceeded` or `ServiceError.stopping`.
+    public func checkEditTime() throws {
+        try (Thread.current.threadDictionary[deadlineKey] as? EditDeadline)?.check()
+    }
+
+    /// From now on edits not begun are refused, and edits in flight stop (roll back and are
+    /// answered `ServiceError.stopping`) once `seconds` have passed: `HTTPServer.stop(grace:)`
+    /// calls it so that every request in flight is answered within its grace.
+    public func stopEdits(within seconds: Double) {
+        stopping.stop(within: seconds)
+    }
+
+    /// Runs `body` as `write` does, unless `key` of `user` answered a request already: then
+    /// returns that request's answer and runs nothing. Otherwise the answer `body` returns is
+    /// remembered under `key`, for `idempotencyKeySeconds`, in the same transaction as its edits.
+    /// `fingerprint` sums up the request (its operation and parameters): the same key for a
+    /// different request is refused.
+    ///
+    /// - Throws: `ServiceError.idempotencyKeyReused` for a key of another request;
+    ///   `ServiceError.notOnThisStore` on PostGIS; whatever `write` throws.
+    public func writeOnce(key: String, fingerprint: String, user: String?, _ body: (EditService) throws -> String) throws -> String {
+        try write(user: user) { service in
+            guard let package = service.store as? GeoPackage else { throw ServiceError.notOnThisStore("an idempotency key") }
+            return try package.connection.write {
+                if let remembered = try package.rememberedAnswer(key: key, user: user, keptFor: Self.idempotencyKeySeconds) {
+                    guard remembered.fingerprint == fingerprint else { throw ServiceError.idempotencyKeyReused }
+                    return remembered.answer
+                }
+                let answer = try body(service)
+                try package.remember(key: key, user: user, fingerprint: fingerprint, answer: answer, keepingFor: Self.idempotencyKeySeconds)
+                return answer
+            }
         }
     }
 
@@ -230,6 +322,14 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     case queryTimeLimitExceeded(seconds: Double)
     /// What was asked is not served from this kind of store yet (HTTP 501); the text names it.
     case notOnThisStore(String)
+    /// An edit request waited for the writer and made its edits for longer than the edit time
+    /// limit; nothing of it was kept (HTTP 503; Esri clients get error code 500).
+    case editTimeLimitExceeded(seconds: Double)
+    /// The server is stopping (SIGTERM): the edit was not begun, or rolled back (HTTP 503).
+    case stopping
+    /// An idempotency key came again with another request than the one it answered (HTTP 422;
+    /// Esri: error code 400).
+    case idempotencyKeyReused
 
     public var description: String {
         switch self {
@@ -237,7 +337,64 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notOnThisStore(let what): "\(what) is not served from a PostGIS database yet (docs/postgis.md); serve a GeoPackage for it"
         case .queryTimeLimitExceeded(let seconds):
             "the query ran longer than the server's limit of \(String(format: "%g", seconds)) s; ask for less (a smaller area, fewer records)"
+        case .editTimeLimitExceeded(let seconds):
+            "the edits took longer than the server's limit of \(String(format: "%g", seconds)) s (--edit-timeout), waiting for other edits " +
+                "included; nothing of them was kept: send fewer edits per request, or send them again"
+        case .stopping: "the server is stopping; nothing of this edit was kept: send it again when the server is back"
+        case .idempotencyKeyReused: "this idempotency key answered another request; give each request a key of its own"
         }
+    }
+}
+
+/// Whether the server is stopping, and when the edits in flight must give up: set once by
+/// `Dataset.stopEdits(within:)`, read by every writing thread.
+private final class StopClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var end: UInt64?
+
+    func stop(within seconds: Double) {
+        lock.lock()
+        if end == nil { end = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1_000_000_000) }
+        lock.unlock()
+    }
+
+    /// When edits in flight must stop; nil while the server is not stopping.
+    var stopsAt: UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return end
+    }
+}
+
+/// The end of one edit request's time: `editTimeLimit` after it asked for the writer, or the
+/// stop, whichever comes first. A request begun after the stop was called is refused at once.
+private final class EditDeadline {
+    private let end: UInt64
+    private let stopping: StopClock
+    private let begunWhileStopping: Bool
+    let seconds: Double
+
+    init(seconds: Double, stopping: StopClock) {
+        self.seconds = seconds
+        self.stopping = stopping
+        end = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1_000_000_000)
+        begunWhileStopping = stopping.stopsAt != nil
+    }
+
+    /// Seconds left (0 when past).
+    var remaining: Double {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let limit = min(end, stopping.stopsAt ?? .max)
+        return limit > now ? Double(limit - now) / 1_000_000_000 : 0
+    }
+
+    var hasPassed: Bool { begunWhileStopping || remaining <= 0 }
+
+    func check() throws {
+        if begunWhileStopping { throw ServiceError.stopping }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let stop = stopping.stopsAt, now >= stop { throw ServiceError.stopping }
+        if now >= end { throw ServiceError.editTimeLimitExceeded(seconds: seconds) }
     }
 }
 

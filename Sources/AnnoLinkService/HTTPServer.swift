@@ -29,6 +29,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let inFlightLock = NSLock()
     private var inFlight = 0
     private let logLock = NSLock()
+    /// Which connections are taken: each address's share shrinks as the pool fills.
+    let admission: ConnectionAdmission
 
     /// A server for `dataset` answering through `routes`; nothing listens until `start()`.
     public init(dataset: Dataset, routes: [any Routes], configuration: ServerConfiguration) {
@@ -36,6 +38,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.routes = routes
         self.configuration = configuration
         sameOrigin = SameOrigin(listen: configuration.listen, publicURL: configuration.publicURL, cors: configuration.cors)
+        admission = ConnectionAdmission(connectionLimit: configuration.connectionLimit,
+                                        perAddressLimit: configuration.connectionsPerAddressLimit)
     }
 
     deinit {
@@ -68,6 +72,22 @@ public final class HTTPServer: @unchecked Sendable {
                     requestContext.pointee = nil
                     Unmanaged<PendingRequest>.fromOpaque(pending).release()
                     Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().finished()
+                }, context,
+                { context, address, _ in
+                    guard let context, let address, let bytes = ConnectionAdmission.addressBytes(address) else { return MHD_Result.YES }
+                    return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().admission.admits(bytes) ? MHD_Result.YES : MHD_Result.NO
+                }, context,
+                { context, connection, socketContext, event in
+                    guard let context, let connection, let socketContext else { return }
+                    let admission = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().admission
+                    if event == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+                        guard let address = annolink_mhd_client_address(connection), let bytes = ConnectionAdmission.addressBytes(address) else { return }
+                        admission.began(bytes)
+                        socketContext.pointee = Unmanaged.passRetained(ClientAddress(bytes)).toOpaque()
+                    } else if let held = socketContext.pointee {
+                        socketContext.pointee = nil
+                        admission.closed(Unmanaged<ClientAddress>.fromOpaque(held).takeRetainedValue().bytes)
+                    }
                 }, context)
         }
         guard let started else { throw ServerError.cannotListen(address.description, reason: String(cString: strerror(errno))) }
@@ -81,11 +101,15 @@ public final class HTTPServer: @unchecked Sendable {
     /// seconds), then closes every connection and stops the threads. Wraps `MHD_quiesce_daemon`
     /// and `MHD_stop_daemon`.
     ///
+    /// Edits not begun are refused from now on, and an edit still running `editGrace(grace)`
+    /// seconds from now rolls back (`Dataset.stopEdits(within:)`), so that its client is
+    /// answered — 503, nothing kept — before the connections close.
     /// A request still in flight when the grace period ends has its SQL stopped
     /// (`Dataset.stopStatements()`: an edit rolls back), so that `MHD_stop_daemon`, which waits
     /// for the threads, is not held by a long statement.
     public func stop(grace: Double = 10) {
         guard let daemon else { return }
+        dataset.stopEdits(within: Self.editGrace(grace))
         listenSocket = MHD_quiesce_daemon(daemon)
         let deadline = Date().addingTimeInterval(grace)
         while requestsInFlight > 0, Date() < deadline {
@@ -96,6 +120,12 @@ public final class HTTPServer: @unchecked Sendable {
         self.daemon = nil
         if listenSocket >= 0 { close(listenSocket) }
         listenSocket = -1
+    }
+
+    /// How long edits in flight may go on after a stop with `grace` seconds: two seconds
+    /// before the grace ends (half of it when it is shorter than four), left for their answers.
+    public static func editGrace(_ grace: Double) -> Double {
+        max(grace / 2, grace - 2)
     }
 
     /// The requests begun and not yet answered.
@@ -406,6 +436,14 @@ private final class PendingRequest {
         self.path = path
         self.version = version
     }
+}
+
+/// The IP address of a connection, kept in its socket context from its start to its close, so
+/// that the count of its address goes down when it closes.
+private final class ClientAddress {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// Collects name and value pairs from libmicrohttpd's iterators; the post processor hands long

@@ -114,6 +114,9 @@ struct RouteRefusal: Error {
         case let refusal as RouteRefusal: self = refusal
         case ServiceError.readOnly: self = .readOnlyServer
         case ServiceError.notOnThisStore: self.init(.notOnThisStore, "\(error)")
+        case ServiceError.idempotencyKeyReused: self.init(.unprocessable, "\(error)", code: "IdempotencyKeyReused", parameter: "Idempotency-Key")
+        case ServiceError.editTimeLimitExceeded: self.init(.unavailable, "\(error)", code: "EditTimeLimitExceeded")
+        case ServiceError.stopping: self.init(.unavailable, "\(error)", code: "Stopping", headers: [("Retry-After", "10")])
         case let e as ServiceError: self.init(.unavailable, e.description)
         case let e as SQLCondition.Refusal: self.init(.badRequest, e.description, parameter: "where")
         case let e as StoreError:

@@ -76,8 +76,11 @@ struct FeatureServerEdits {
         try checkAllowed()
         let p = request.parameters
         let edits = try Self.edits(layerID: layerID, adds: p["adds"], updates: p["updates"], deletes: p["deletes"])
-        let outcomes = try run(edits, layerIDs: [layerID])
-        return Self.results(for: layerID, edits: edits, outcomes: outcomes, withID: false)
+        try checkCount(edits)
+        return try answeredOnce { service in
+            let outcomes = try run(edits, layerIDs: [layerID], service: service)
+            return Self.results(for: layerID, edits: edits, outcomes: outcomes, withID: false)
+        }
     }
 
     func applyServiceEdits() throws -> JSONText {
@@ -97,12 +100,69 @@ struct FeatureServerEdits {
             func text(_ key: String) -> String? { entry[key].map { $0.json.rendered() } }
             edits += try Self.edits(layerID: Int(id), adds: text("adds"), updates: text("updates"), deletes: text("deletes"))
             layerIDs.append(Int(id))
+            try checkCount(edits)
         }
-        let outcomes = try run(edits, layerIDs: layerIDs)
-        var seen = Set<Int>()
-        return .array(layerIDs.filter { seen.insert($0).inserted }.map { id in
-            Self.results(for: id, edits: edits, outcomes: outcomes, withID: true)
-        })
+        return try answeredOnce { service in
+            let outcomes = try run(edits, layerIDs: layerIDs, service: service)
+            var seen = Set<Int>()
+            return .array(layerIDs.filter { seen.insert($0).inserted }.map { id in
+                Self.results(for: id, edits: edits, outcomes: outcomes, withID: true)
+            })
+        }
+    }
+
+    /// Refuses a request of more edits than `--max-edits-per-request`, before any is made.
+    private func checkCount(_ edits: [Edit]) throws {
+        guard edits.count > dataset.maxEditsPerRequest else { return }
+        throw FeatureServerError.invalidParameter("applyEdits", "more than \(dataset.maxEditsPerRequest) edits (adds, updates and deletes together) " +
+            "in one request, the server's limit (--max-edits-per-request); nothing was changed: send them in smaller requests")
+    }
+
+    // MARK: Idempotency keys
+
+    /// The request's idempotency key: the `Idempotency-Key` header (a structured-field string,
+    /// quoted or not) or the `idempotencyKey` parameter; nil when neither is given.
+    ///
+    /// - Throws: `FeatureServerError.invalidParameter` for an empty key, one over 255
+    ///   characters or one with characters outside printable ASCII.
+    var idempotencyKey: String? {
+        get throws {
+            guard var key = request.headers["idempotency-key"] ?? request.parameters["idempotencyKey"] else { return nil }
+            key = key.trimmingCharacters(in: .whitespaces)
+            if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") { key = String(key.dropFirst().dropLast()) }
+            guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                throw FeatureServerError.invalidParameter("Idempotency-Key", "a key is 1 to 255 printable ASCII characters")
+            }
+            return key
+        }
+    }
+
+    /// What sums up the request for its key: the operation's path and the parameters that say
+    /// what it edits, hashed (two 64-bit FNV-1a hashes).
+    var fingerprint: String {
+        let names = ["adds", "updates", "deletes", "edits", "rollbackOnFailure", "useGlobalIds"]
+        var text = request.path
+        for name in names { text += "\u{0}\(name)=\(request.parameters[name] ?? "")" }
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in text.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 ^ (b >> 29)
+        }
+        return String(format: "%016llx%016llx", a, b)
+    }
+
+    /// The answer `body` gives with the edit service, in one `Dataset.write`. With an
+    /// idempotency key, a key that answered before gets that answer and nothing is run again
+    /// (`Dataset.writeOnce`).
+    private func answeredOnce(_ body: (EditService) throws -> JSONText) throws -> JSONText {
+        guard let key = try idempotencyKey else {
+            return try dataset.write(user: request.caller.userName, body)
+        }
+        do {
+            return .raw(try dataset.writeOnce(key: key, fingerprint: fingerprint, user: request.caller.userName) { try body($0).rendered() })
+        } catch ServiceError.idempotencyKeyReused {
+            throw FeatureServerError.invalidParameter("Idempotency-Key", "\(ServiceError.idempotencyKeyReused)")
+        }
     }
 
     /// Refuses edits a read-only service or a caller without an edit token may not make.
@@ -153,52 +213,35 @@ struct FeatureServerEdits {
 
     // MARK: Running
 
-    /// Runs `edits` through the edit service and returns each one's outcome, in order.
-    private func run(_ edits: [Edit], layerIDs: [Int]) throws -> [Outcome] {
+    /// Runs `edits` through the edit service (inside `Dataset.write`) and returns each one's
+    /// outcome, in order. Between edits the request's time is checked (`Dataset.checkEditTime`):
+    /// past it, with `rollbackOnFailure` nothing is kept and the whole request fails; without,
+    /// the edits made stay and the rest report that they were not run.
+    private func run(_ edits: [Edit], layerIDs: [Int], service: EditService) throws -> [Outcome] {
         if (request.parameters["useGlobalIds"]?.lowercased() ?? "false") == "true" {
             throw FeatureServerError.unsupported("useGlobalIds=true: edits are keyed on object ids (supportsApplyEditsWithGlobalIds is false)")
         }
         let rollback = try rollbackOnFailure
-        return try dataset.write(user: request.caller.userName) { service in
-            let layers = try FeatureServerLayer.all(in: service.store)
-            for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
-            var outcomes = [Outcome](repeating: .pending, count: edits.count)
-            guard !edits.isEmpty else { return outcomes }
-            if !rollback {
-                for (i, edit) in edits.enumerated() {
-                    do {
-                        outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
-                    } catch {
+        let layers = try FeatureServerLayer.all(in: service.store)
+        for id in layerIDs where id >= layers.count { throw FeatureServerError.notFound("Layer") }
+        var outcomes = [Outcome](repeating: .pending, count: edits.count)
+        guard !edits.isEmpty else { return outcomes }
+        if !rollback {
+            for (i, edit) in edits.enumerated() {
+                do {
+                    try dataset.checkEditTime()
+                    outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
+                } catch {
+                    guard let late = timeUp(error) else {
                         outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
+                        continue
                     }
-                }
-                return outcomes
-            }
-            struct RolledBack: Error {}
-            let counts = "\(edits.filter { $0.kind == .add }.count) adds, \(edits.filter { $0.kind == .update }.count) updates, " +
-                "\(edits.filter { $0.kind == .delete }.count) deletes"
-            do {
-                _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
-                    // The features the batch updates or deletes, taken in one order first, so
-                    // that two batches naming them in opposite orders do not deadlock.
-                    try service.lockFeatures(edits.compactMap { edit in
-                        guard edit.kind != .add, let fid = Self.objectID(of: edit, layer: layers[edit.layerID]) else { return nil }
-                        return (layers[edit.layerID].table.name, fid)
-                    })
-                    for (i, edit) in edits.enumerated() {
-                        do {
-                            outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
-                        } catch {
-                            outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
-                            throw RolledBack()
-                        }
+                    // The edits made stay; this one rolled back, and the rest are not run.
+                    for j in i..<edits.count {
+                        outcomes[j] = .failed(objectID: Self.objectID(of: edits[j], layer: layers[edits[j].layerID]), code: 1000,
+                                              description: "not run: \(late)")
                     }
-                }
-            } catch is RolledBack {
-                // Nothing was kept: every other edit reports Esri's "Operation rolled back."
-                for (i, edit) in edits.enumerated() {
-                    if case .failed = outcomes[i] { continue }
-                    outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1003, description: "Operation rolled back.")
+                    return outcomes
                 }
             } catch let error where RouteRefusal(error).kind == .conflict {
                 // A deadlock or serialization failure outside any one edit (taking the batch's
@@ -210,6 +253,49 @@ struct FeatureServerEdits {
                 }
             }
             return outcomes
+        }
+        struct RolledBack: Error {}
+        let counts = "\(edits.filter { $0.kind == .add }.count) adds, \(edits.filter { $0.kind == .update }.count) updates, " +
+            "\(edits.filter { $0.kind == .delete }.count) deletes"
+        do {
+            _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
+                // The features the batch updates or deletes, taken in one order first, so
+                // that two batches naming them in opposite orders do not deadlock.
+                try service.lockFeatures(edits.compactMap { edit in
+                    guard edit.kind != .add, let fid = Self.objectID(of: edit, layer: layers[edit.layerID]) else { return nil }
+                    return (layers[edit.layerID].table.name, fid)
+                })
+                for (i, edit) in edits.enumerated() {
+                    try dataset.checkEditTime()
+                    do {
+                        outcomes[i] = try apply(edit, layer: layers[edit.layerID], service: service)
+                    } catch {
+                        // The time limit stops the whole request, not this edit.
+                        if let late = timeUp(error) { throw late }
+                        outcomes[i] = Self.failure(error, objectID: Self.objectID(of: edit, layer: layers[edit.layerID]))
+                        throw RolledBack()
+                    }
+                }
+            }
+        } catch is RolledBack {
+            // Nothing was kept: every other edit reports Esri's "Operation rolled back."
+            for (i, edit) in edits.enumerated() {
+                if case .failed = outcomes[i] { continue }
+                outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1003, description: "Operation rolled back.")
+            }
+        }
+        return outcomes
+    }
+
+    /// The request's time limit or the server's stop when `error` is one of them (or SQLite's
+    /// interrupt, which the time limit's progress handler causes); nil for an edit's own failure.
+    private func timeUp(_ error: any Error) -> ServiceError? {
+        switch error {
+        case ServiceError.editTimeLimitExceeded, ServiceError.stopping: return error as? ServiceError
+        case let e as SQLiteError where e.resultCode == .interrupt:
+            do { try dataset.checkEditTime() } catch let late as ServiceError { return late } catch {}
+            return nil
+        default: return nil
         }
     }
 

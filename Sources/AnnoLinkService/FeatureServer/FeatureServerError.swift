@@ -68,7 +68,8 @@ enum FeatureServerError: Error, Equatable {
         case .forbidden: self = .forbidden(refusal.detail)
         case .readOnly, .notOnThisStore: self = .unsupported(refusal.detail)
         case .methodNotAllowed: self = .methodNotAllowed(refusal.detail)
-        case .badRequest where refusal.parameter != nil: self = .invalidParameter(refusal.parameter!, refusal.detail)
+        case .badRequest where refusal.parameter != nil, .unprocessable where refusal.parameter != nil:
+            self = .invalidParameter(refusal.parameter!, refusal.detail)
         default: self = .internalError(refusal.detail)
         }
     }
