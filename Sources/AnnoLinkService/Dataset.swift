@@ -13,7 +13,15 @@ import Foundation
 /// - **GeoPackage**: a writable dataset switches the file to WAL journaling (readers then never
 ///   wait for the writer, nor the writer for readers). Each read runs in one read transaction
 ///   (one snapshot) under the query time limit; edits go through one `EditService`, one at a time
-///   (the file has one writer).
+///   (the file has one writer). The served file stays the served file (issue 25): every read
+///   and edit first checks that the path still names the file opened at the start (device and
+///   inode, and SQLite's own view of its open file) and refuses with
+///   `ServiceError.fileReplaced` (503) when it was moved away or another file renamed over it;
+///   an edit is checked again as its transaction begins and after it, so none is acknowledged
+///   into a replaced file. Layout caches follow the file: a reader forgets its table layouts
+///   when the schema cookie changed, the writer forgets layouts and compiled annotation classes
+///   when another connection committed (`PRAGMA data_version`), and an edit whose transaction
+///   finds the schema changed since it began is refused (`ServiceError.layoutChanged`).
 /// - **PostGIS** (`postgresql://…`, `PG:…`; docs/postgis.md): reads borrow a connection of a
 ///   pool and run in one read-only `REPEATABLE READ` transaction under `statement_timeout`; each
 ///   edit borrows a writer connection of its own and is one PostgreSQL transaction whose rows are
@@ -43,8 +51,16 @@ public final class Dataset: @unchecked Sendable {
     /// (PostgreSQL cancels it) and `read` throws `ServiceError.queryTimeLimitExceeded`.
     public let queryTimeLimit: Double
 
-    private let readers: Pool<GeoPackage>?
+    private let readers: Pool<ServedReader>?
     private let writeLock = NSRecursiveLock()
+    /// The served file as it was opened (GeoPackage only): what `checkServedFile` compares
+    /// the path with.
+    private let servedFile: FileIdentity?
+    /// The writer's GeoPackage (GeoPackage only, not `--read-only`).
+    private let writerPackage: GeoPackage?
+    /// The writer's schema cookie and data version when its caches were last made current;
+    /// read and written under `writeLock`.
+    private var writerVersions: (schema: Int64, data: Int64)?
     /// The key under which a thread's borrowed reader is kept while it reads.
     private var readerKey: String { "annolink.Dataset.reader.\(ObjectIdentifier(self).hashValue)" }
     /// The key under which a thread's borrowed PostGIS edit service is kept while it writes.
@@ -76,6 +92,8 @@ public final class Dataset: @unchecked Sendable {
             listener = try JournalListener(connectionString: path, maxWaiters: max(1, readerLimit / 2))
             readers = nil
             writer = nil
+            writerPackage = nil
+            servedFile = nil
             return
         }
         kind = .geoPackage
@@ -86,6 +104,7 @@ public final class Dataset: @unchecked Sendable {
         listener = nil
         if readOnly {
             writer = nil
+            writerPackage = nil
         } else {
             let package = try GeoPackage(path: path)
             let mode = try package.connection.scalarText("PRAGMA journal_mode = WAL")
@@ -93,10 +112,19 @@ public final class Dataset: @unchecked Sendable {
                 throw SQLiteError(.error, message: "could not switch \(path) to WAL journaling (got \(mode ?? "nothing"))")
             }
             writer = EditService(package: package)
+            writerPackage = package
         }
-        readers = Pool(first: try GeoPackage(path: path, readOnly: true), limit: max(1, readerLimit)) {
-            try GeoPackage(path: path, readOnly: true)
+        let first = try GeoPackage(path: path, readOnly: true)
+        // The file the connections just opened: the path names it, and SQLite has it open.
+        guard let opened = FileIdentity(path: path), try !first.connection.fileHasMoved(),
+              try writerPackage?.connection.fileHasMoved() != true else {
+            throw ServiceError.fileReplaced(path: path)
         }
+        servedFile = opened
+        readers = Pool(first: ServedReader(first), limit: max(1, readerLimit)) {
+            ServedReader(try GeoPackage(path: path, readOnly: true))
+        }
+        writerPackage?.connection.beginCheck = { [weak self] in try self?.checkWriteTransaction() }
     }
 
     deinit {
@@ -113,11 +141,17 @@ public final class Dataset: @unchecked Sendable {
     ///   whatever `body` throws.
     public func read<T>(_ body: (GeoPackage) throws -> T) throws -> T {
         guard let readers else { throw ServiceError.notOnThisStore("this resource") }
-        return try readers.lend(heldAs: readerKey) { package, joined in
+        return try readers.lend(heldAs: readerKey) { reader, joined in
+            let package = reader.package
             if joined { return try body(package) }
             do {
                 return try package.connection.withTimeLimit(seconds: queryTimeLimit) {
-                    try package.connection.read { try body(package) }
+                    try package.connection.read {
+                        // In the read transaction, so that the layout is checked in the snapshot the body reads.
+                        try checkServedFile(package.connection)
+                        try reader.followSchema()
+                        return try body(package)
+                    }
                 }
             } catch let error as SQLiteError where error.resultCode == .interrupt {
                 throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
@@ -153,7 +187,15 @@ public final class Dataset: @unchecked Sendable {
     /// service with a connection of its own (the store locks the rows each edit reads), so
     /// edits run at once and serialize only on the rows they share.
     ///
-    /// - Throws: `ServiceError.readOnly` when the server was started with `--read-only`.
+    /// On a GeoPackage the file is checked before and after `body` (`checkServedFile`), and as
+    /// each transaction of the writer begins (`checkWriteTransaction`); the writer's caches are
+    /// made current first (`followFile`).
+    ///
+    /// - Throws: `ServiceError.readOnly` when the server was started with `--read-only`;
+    ///   `ServiceError.fileReplaced` when the served file was moved away or replaced — also when
+    ///   `body` returned, since what it wrote went to the replaced file and must not be
+    ///   acknowledged; `ServiceError.layoutChanged` when another program changed the schema as
+    ///   an edit's transaction began; whatever `body` throws.
     public func write<T>(user: String? = nil, _ body: (EditService) throws -> T) throws -> T {
         if readOnly { throw ServiceError.readOnly }
         if let storeWriters {
@@ -161,10 +203,73 @@ public final class Dataset: @unchecked Sendable {
                 joined ? try body(service) : try Self.asUser(user, service) { try body(service) }
             }
         }
-        guard let writer else { throw ServiceError.readOnly }
+        guard let writer, let writerPackage else { throw ServiceError.readOnly }
         writeLock.lock()
         defer { writeLock.unlock() }
-        return try Self.asUser(user, writer) { try body(writer) }
+        try checkWriterFile(writerPackage)
+        try followFile(writer, writerPackage)
+        let result: T
+        do {
+            result = try Self.asUser(user, writer) { try body(writer) }
+        } catch {
+            // A transaction that found the file replaced as it began: its WAL is seen to here.
+            try? checkWriterFile(writerPackage)
+            throw error
+        }
+        // An edit committed into a file that was replaced meanwhile is lost: not acknowledged.
+        try checkWriterFile(writerPackage)
+        return result
+    }
+
+    // MARK: The served file stays the served file
+
+    /// Throws `ServiceError.fileReplaced` unless `path` still names the file the server opened
+    /// and `connection` has that file open. One `stat(2)` for each.
+    private func checkServedFile(_ connection: Connection) throws {
+        guard let servedFile else { return }
+        guard FileIdentity(path: path) == servedFile, try !connection.fileHasMoved() else {
+            throw ServiceError.fileReplaced(path: path)
+        }
+    }
+
+    /// `checkServedFile` for the writer; when the file was moved or replaced, the writer's WAL
+    /// is first emptied into the file it has open (`PRAGMA wal_checkpoint(TRUNCATE)`). The
+    /// `-wal` and `-shm` keep their names, so they now sit beside a file they do not belong to:
+    /// SQLite, which does not checkpoint a moved file when it closes it, would leave the frames
+    /// there for the next program that opens the new file to read as its own (a damaged file),
+    /// and a file moved away would lack its newest edits. Called under `writeLock`.
+    private func checkWriterFile(_ package: GeoPackage) throws {
+        do {
+            try checkServedFile(package.connection)
+        } catch {
+            try? package.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            throw error
+        }
+    }
+
+    /// Makes the writer's caches current: when another connection committed since they were
+    /// read (a class added or changed by `annolink annotate`, a column dropped by another
+    /// program), its table layouts and compiled classes are forgotten and read again on use.
+    /// Called under `writeLock`.
+    private func followFile(_ writer: EditService, _ package: GeoPackage) throws {
+        let versions = (schema: try package.connection.schemaVersion(), data: try package.connection.dataVersion())
+        if let known = writerVersions, known != versions {
+            package.forgetLayout()
+            writer.annotation.forgetClasses()
+        }
+        writerVersions = versions
+    }
+
+    /// The writer connection's `beginCheck`: right after `BEGIN IMMEDIATE`, in the transaction
+    /// the edit will write in, the file is still the served file and its schema the one the
+    /// caches were made current for; a commit of another connection since (data only) makes
+    /// them current again. Runs under `writeLock` (only `write` uses the writer).
+    private func checkWriteTransaction() throws {
+        guard let writer, let writerPackage else { return }
+        try checkServedFile(writerPackage.connection)
+        guard let known = writerVersions else { return try followFile(writer, writerPackage) }
+        guard try writerPackage.connection.schemaVersion() == known.schema else { throw ServiceError.layoutChanged }
+        try followFile(writer, writerPackage)
     }
 
     private static func asUser<T>(_ user: String?, _ service: EditService, _ body: () throws -> T) throws -> T {
@@ -207,14 +312,40 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     case queryTimeLimitExceeded(seconds: Double)
     /// What was asked is not served from this kind of store yet (HTTP 501); the text names it.
     case notOnThisStore(String)
+    /// The served file was moved away, removed, or another file was renamed over it while the
+    /// server ran (HTTP 503): the server neither reads nor writes either file any more.
+    case fileReplaced(path: String)
+    /// Another program changed the file's schema (tables, columns) just as an edit's
+    /// transaction began; nothing was written (HTTP 503, try again).
+    case layoutChanged
 
     public var description: String {
         switch self {
         case .readOnly: "the server is read-only"
         case .notOnThisStore(let what): "\(what) is not served from a PostGIS database yet (docs/postgis.md); serve a GeoPackage for it"
+        case .fileReplaced(let path):
+            "the served file \(path) was moved away or replaced by another file while the server ran; nothing is read from or " +
+                "written to it any more: restart annolink serve to serve the file there now"
+        case .layoutChanged: "another program changed the file's tables as the edit began; nothing was written; try again"
         case .queryTimeLimitExceeded(let seconds):
             "the query ran longer than the server's limit of \(String(format: "%g", seconds)) s; ask for less (a smaller area, fewer records)"
         }
+    }
+}
+
+/// A pooled reader of the served file, and the schema cookie its table layouts were read at.
+private final class ServedReader {
+    let package: GeoPackage
+    private var schemaVersion: Int64?
+
+    init(_ package: GeoPackage) { self.package = package }
+
+    /// Forgets the reader's table layouts when the schema changed since they were read; call
+    /// it in the read transaction.
+    func followSchema() throws {
+        let now = try package.connection.schemaVersion()
+        if let schemaVersion, schemaVersion != now { package.forgetLayout() }
+        schemaVersion = now
     }
 }
 

@@ -112,6 +112,8 @@ struct RouteRefusal: Error {
         case let refusal as RouteRefusal: self = refusal
         case ServiceError.readOnly: self = .readOnlyServer
         case ServiceError.notOnThisStore: self.init(.notOnThisStore, "\(error)")
+        case ServiceError.fileReplaced: self.init(.unavailable, "\(error)", code: "FileReplaced")
+        case ServiceError.layoutChanged: self.init(.unavailable, "\(error)", code: "LayoutChanged", headers: [("Retry-After", "1")])
         case let e as ServiceError: self.init(.unavailable, e.description)
         case let e as SQLCondition.Refusal: self.init(.badRequest, e.description, parameter: "where")
         case let e as StoreError:
