@@ -12,7 +12,8 @@ import Testing
 @Suite struct GeoViewRoutesTests {
     let routes = MapPageRoutes()
 
-    /// Loudoun (EPSG:2924, US survey feet) imported into a scratch folder.
+    /// Loudoun (EPSG:2924, US survey feet) imported into a scratch folder, which must outlive the
+    /// dataset: a server refuses a file that is gone (docs/serve.md).
     static func loudoun() throws -> (ScratchDirectory, Dataset) {
         let scratch = try ScratchDirectory(prefix: "geoview")
         let path = scratch.path("loudoun.gpkg")
@@ -35,7 +36,8 @@ import Testing
     }
 
     @Test func coordinatesAreLongitudeLatitudeAsCs2csGivesThem() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let points = [(11790000.0, 7056000.0), (11788123.25, 7059001.5), (11791999.0, 7054800.75)]
         let input = points.map { String(format: "%.6f %.6f", $0.0, $0.1) }.joined(separator: "\n") + "\n"
         let lines = try ExternalTool.cs2cs.output(["-f", "%.10f", "EPSG:2924", "EPSG:4326"], input: input).split(separator: "\n")
@@ -58,7 +60,8 @@ import Testing
         (["x": "1", "y": "inf"], "y 'inf' is not a number"),
     ] as [([String: String], String)])
     func coordinatesRefuseWhatIsNotAPoint(parameters: [String: String], detail: String) throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try get("/coordinates", parameters, in: dataset)
         #expect(response.status == 400)
         #expect(header(response, "Content-Type") == "application/problem+json")
@@ -66,7 +69,8 @@ import Testing
     }
 
     @Test func anUnknownTokenAndOtherMethodsAreRefused() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let refused = try get("/coordinates", ["x": "1", "y": "2"], caller: .invalidToken, in: dataset)
         #expect(refused.status == 401 && header(refused, "WWW-Authenticate") == #"Bearer realm="annolink", error="invalid_token""#)
         let image = try get("/render.png", ["bbox": "0,0,1,1", "width": "10", "height": "10"], caller: .invalidToken, in: dataset)
@@ -78,7 +82,8 @@ import Testing
     }
 
     @Test func renderDrawsThePictureAsBigAsAsked() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try get("/render.png", ["bbox": "11789500,7055700,11791300,7057300", "width": "640", "height": "569"], in: dataset)
         #expect(response.status == 200)
         #expect(header(response, "Content-Type") == "image/png")
@@ -94,7 +99,8 @@ import Testing
     /// pixel drawn from the R-tree (one a pixel, the rest counted), text under a pixel passed
     /// over and counted; where nothing is that small, the same as the full picture.
     @Test func theOverviewBoundsItsWorkAndSaysWhatItLeftOut() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let count = { (r: HTTPResponse, name: String) in Int(self.header(r, "X-Annolink-" + name) ?? "") ?? -1 }
         // The whole of Loudoun's sample area in 16 × 14 pixels: points and text are under a pixel.
         let small = ["bbox": "11787000,7053000,11794000,7059000", "width": "16", "height": "14"]
@@ -128,14 +134,16 @@ import Testing
         (["bbox": "1,2,3,4", "width": "10", "height": "10", "overview": "yes"], "overview 'yes' is not true or false"),
     ] as [([String: String], String)])
     func renderRefusesBadViews(parameters: [String: String], detail: String) throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try get("/render.png", parameters, in: dataset)
         #expect(response.status == 400)
         #expect(try json(response)["detail"] as? String == detail)
     }
 
     @Test func annotationClassesSayWhichFieldsTheirLabelsRead() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try #require(FeatureServerRoutes().respond(
             to: HTTPRequest(method: "GET", path: "/arcgis/rest/services/loudoun/FeatureServer/6", parameters: ["f": "json"]), in: dataset))
         let layer = try json(response)
