@@ -173,6 +173,7 @@ public final class Dataset: @unchecked Sendable {
                 return try store.connection.inTransaction(isolation: .repeatableRead) {
                     _ = try store.connection.execute("SET TRANSACTION READ ONLY")
                     _ = try store.connection.execute("SET LOCAL statement_timeout = \(max(1, Int((queryTimeLimit * 1000).rounded())))")
+                    try store.followLayout()
                     return try body(store)
                 }
             } catch let error as PostgreSQLError where error.sqlState == "57014" {
@@ -200,7 +201,10 @@ public final class Dataset: @unchecked Sendable {
         if readOnly { throw ServiceError.readOnly }
         if let storeWriters {
             return try storeWriters.lend(heldAs: writerKey) { service, joined in
-                joined ? try body(service) : try Self.asUser(user, service) { try body(service) }
+                if joined { return try body(service) }
+                // A class added or changed by another server or command since this service's last edit.
+                if let store = service.store as? PostGISStore, try store.followLayout() { service.annotation.forgetClasses() }
+                return try Self.asUser(user, service) { try body(service) }
             }
         }
         guard let writer, let writerPackage else { throw ServiceError.readOnly }

@@ -147,6 +147,33 @@ struct ServedFileTests {
         #expect(try Harness.sqlite(path, "SELECT TextString FROM street_anno WHERE FeatureID = \(fid)") == "NEWWAY!")
     }
 
+    @Test("PostGIS: a class added with annotate while serving: a served edit of its origin updates the new class's annotation")
+    func classAddedWhileServingPostGIS() throws {
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        let into = try Harness.annolink("copy", try sample(), database.connectionString)
+        #expect(into.status == 0, "\(into.stderr)")
+        let server = try ServeProcess(file: database.connectionString, arguments: ["--threads", "1"])
+        defer { _ = server.stop() }
+        let service = "/arcgis/rest/services/\(database.name)/FeatureServer"
+        func update(fid: Int, _ attributes: String) throws -> Bool {
+            let reply = try server.request(service + "/0/applyEdits", method: "POST",
+                                           form: [("f", "json"), ("updates", #"[{"attributes": {"fid": \#(fid), \#(attributes)}}]"#)])
+            return (reply.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool == true
+        }
+        // One thread: the one edit service compiles address_points' classes for this edit, and keeps them.
+        #expect(try update(fid: 2, #""ST_STR_NAM": "BIRCH""#))
+        let annotated = try Harness.annolink("annotate", database.connectionString, "--origin", "address_points", "--into", "street_anno",
+                                             "--expression", #"$feature.ST_STR_NAM + "!""#, "--placement", "point")
+        #expect(annotated.status == 0, "\(annotated.stderr)")
+        #expect(try update(fid: 3, #""ST_STR_NAM": "OAKTREE""#))
+        let label = try database.psql(#"SELECT "TextString" FROM street_anno WHERE "FeatureID" = 3"#).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(label == "OAKTREE!", "\(label)")
+        // The readers follow too: the new annotation table is served.
+        let layers = try server.request(service + "/layers?f=json").object?["layers"] as? [[String: Any]]
+        #expect(layers?.contains { $0["name"] as? String == "street_anno" } == true, "\(String(describing: layers))")
+    }
+
     @Test("a column dropped and another added by sqlite3 while serving: reads show the real columns and values")
     func columnDroppedAndAdded() throws {
         let path = try sample()
