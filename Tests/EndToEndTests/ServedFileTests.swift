@@ -20,8 +20,8 @@ struct ServedFileTests {
 
     /// One applyEdits update of layer 0 (address_points); returns whether it was acknowledged.
     func update(_ server: ServeProcess, fid: Int, _ attributes: String) throws -> Bool {
-        let reply = try server.request(Self.service + "/0/applyEdits", method: "POST",
-                                       form: [("f", "json"), ("updates", #"[{"attributes": {"fid": \#(fid), \#(attributes)}}]"#)])
+        let updates = #"[{"attributes": {"fid": \#(fid), \#(attributes)}}]"#
+        let reply = try server.request(Self.service + "/0/applyEdits", method: "POST", form: [("f", "json"), ("updates", updates)])
         return (reply.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool == true
     }
 
@@ -39,7 +39,8 @@ struct ServedFileTests {
         #expect(try update(server, fid: 1, #""AD_ADDRESS": 701"#))
         let refused = try Harness.annolink("copy", database.connectionString, path, "--overwrite")
         #expect(refused.status == 75, "\(refused.stdout) \(refused.stderr)")
-        #expect(refused.stderr == "error: \(path) is open in another process (annolink serve or sketch, QGIS, …); it is not replaced: stop that process first\n")
+        #expect(refused.stderr
+            == "error: \(path) is open in another process (annolink serve or sketch, QGIS, …); it is not replaced: stop that process first\n")
         #expect(try update(server, fid: 2, #""AD_ADDRESS": 702"#))
         #expect(try server.request("/health").status == 200)
         #expect(server.stop() == 0)
@@ -88,8 +89,8 @@ struct ServedFileTests {
         #expect(patched.status == 503, "\(patched.text)")
         #expect(patched.object?["code"] as? String == "FileReplaced")
         #expect((patched.object?["description"] as? String)?.contains("was moved away or replaced by another file while the server ran") == true)
-        let applied = try server.request(Self.service + "/0/applyEdits", method: "POST",
-                                         form: [("f", "json"), ("updates", #"[{"attributes": {"fid": 1, "AD_ADDRESS": 903}}]"#)])
+        let updates = #"[{"attributes": {"fid": 1, "AD_ADDRESS": 903}}]"#
+        let applied = try server.request(Self.service + "/0/applyEdits", method: "POST", form: [("f", "json"), ("updates", updates)])
         #expect(applied.object?["updateResults"] == nil && (applied.object?["error"] as? [String: Any])?["code"] as? Int == 500, "\(applied.text)")
         #expect(try server.request("/journal/undo", method: "POST").status == 503)
         #expect(try server.request(item).status == 503)
@@ -157,8 +158,8 @@ struct ServedFileTests {
         defer { _ = server.stop() }
         let service = "/arcgis/rest/services/\(database.name)/FeatureServer"
         func update(fid: Int, _ attributes: String) throws -> Bool {
-            let reply = try server.request(service + "/0/applyEdits", method: "POST",
-                                           form: [("f", "json"), ("updates", #"[{"attributes": {"fid": \#(fid), \#(attributes)}}]"#)])
+            let updates = #"[{"attributes": {"fid": \#(fid), \#(attributes)}}]"#
+            let reply = try server.request(service + "/0/applyEdits", method: "POST", form: [("f", "json"), ("updates", updates)])
             return (reply.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool == true
         }
         // One thread: the one edit service compiles address_points' classes for this edit, and keeps them.
