@@ -26,7 +26,8 @@ import Foundation
 ///   pool and run in one read-only `REPEATABLE READ` transaction under `statement_timeout`; each
 ///   edit borrows a writer connection of its own and is one PostgreSQL transaction whose rows are
 ///   locked `FOR UPDATE` by the store, so edits of different requests run at once and several
-///   servers may share one database: nothing is kept between requests but layout caches. A
+///   servers may share one database: nothing is kept between requests but layout caches, which
+///   each request makes current (`PostGISStore.followLayout`). A
 ///   listener connection `LISTEN`s on the journal's channel and counts what it hears
 ///   (`journalNotifications`), so the map page's key sees other servers' edits.
 public final class Dataset: @unchecked Sendable {
