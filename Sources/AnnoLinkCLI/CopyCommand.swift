@@ -23,13 +23,16 @@ struct CopyCommand: ParsableCommand {
             The destination is written in one transaction: a PostgreSQL transaction, or a new
             file given its name when complete. On any error nothing is left half-written.
             Tables that exist in the destination database, or a DEST file that exists, are
-            refused unless --overwrite is given.
+            refused unless --overwrite is given. A DEST file that another process has open
+            (annolink serve or sketch, QGIS) is never replaced: that process would go on
+            writing to the replaced file.
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 a value or the data set cannot be copied,
             66 SOURCE (file or database) does not exist, 73 DEST or a table in it exists
             (without --overwrite), 74 the database refused the login, 75 the server cannot
-            be reached or a transaction conflicted (try again).
+            be reached or a transaction conflicted (try again), or DEST is open in another
+            process.
             """,
         example: "annolink copy loudoun.gpkg postgresql://editor@localhost/county")
 

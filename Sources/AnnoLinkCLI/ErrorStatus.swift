@@ -104,13 +104,15 @@ extension AnnoLinkCommand {
 }
 
 extension StoreError {
-    /// A missing input is 66 and an output that exists already 73; a command this store does
-    /// not support is a usage error (64); the rest is bad data.
+    /// A missing input is 66 and an output that exists already 73; a file another process holds
+    /// open is busy (75); a command this store does not support is a usage error (64); the rest
+    /// is bad data.
     var exitStatus: ExitStatus {
         switch self {
         case .missingFile: .noInput
         case .notSupported: .usage
         case .fileExists, .cannotCreate: .cannotCreate
+        case .fileInUse: .temporaryFailure
         case .notAGeoPackage, .unknownTable, .tableExists, .unknownColumn, .unknownFeature, .invalidValue, .corruptGeometry,
             .wrongGeometryKind, .unknownSpatialReference, .invalidWhereClause, .invalidData:
             .dataError

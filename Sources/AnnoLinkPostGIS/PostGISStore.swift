@@ -14,7 +14,9 @@ public final class PostGISStore: FeatureStore {
     /// The connection, this store's only one.
     public let connection: PostgreSQLConnection
     var tableCache: [String: FeatureTable] = [:]
-    private var systems: [Int64: (system: SpatialReferenceSystem, srid: Int32)] = [:]
+    var systems: [Int64: (system: SpatialReferenceSystem, srid: Int32)] = [:]
+    /// The registry's hash when the layout caches were last made current (`followLayout`).
+    var layoutFingerprint: String?
     weak var journalCache: PostGISJournal?
     /// The edit being recorded: row images by table and fid (nil outside an edit).
     var recording: EditRecording?

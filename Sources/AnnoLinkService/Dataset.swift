@@ -13,12 +13,21 @@ import Foundation
 /// - **GeoPackage**: a writable dataset switches the file to WAL journaling (readers then never
 ///   wait for the writer, nor the writer for readers). Each read runs in one read transaction
 ///   (one snapshot) under the query time limit; edits go through one `EditService`, one at a time
-///   (the file has one writer).
+///   (the file has one writer). The served file stays the served file (issue 25): every read
+///   and edit first checks that the path still names the file opened at the start (device and
+///   inode, and SQLite's own view of its open file) and refuses with
+///   `ServiceError.fileReplaced` (503) when it was moved away or another file renamed over it;
+///   an edit is checked again as its transaction begins and after it, so none is acknowledged
+///   into a replaced file. Layout caches follow the file: a reader forgets its table layouts
+///   when the schema cookie changed, the writer forgets layouts and compiled annotation classes
+///   when another connection committed (`PRAGMA data_version`), and an edit whose transaction
+///   finds the schema changed since it began is refused (`ServiceError.layoutChanged`).
 /// - **PostGIS** (`postgresql://…`, `PG:…`; docs/postgis.md): reads borrow a connection of a
 ///   pool and run in one read-only `REPEATABLE READ` transaction under `statement_timeout`; each
 ///   edit borrows a writer connection of its own and is one PostgreSQL transaction whose rows are
 ///   locked `FOR UPDATE` by the store, so edits of different requests run at once and several
-///   servers may share one database: nothing is kept between requests but layout caches. A
+///   servers may share one database: nothing is kept between requests but layout caches, which
+///   each request makes current (`PostGISStore.followLayout`). A
 ///   listener connection `LISTEN`s on the journal's channel and counts what it hears
 ///   (`journalNotifications`), so the map page's key sees other servers' edits.
 public final class Dataset: @unchecked Sendable {
@@ -52,9 +61,17 @@ public final class Dataset: @unchecked Sendable {
     /// How long an idempotency key's answer is remembered (`FeatureServerEdits`, docs/serve.md).
     public static let idempotencyKeySeconds: Double = 24 * 60 * 60
 
-    private let readers: Pool<GeoPackage>?
+    private let readers: Pool<ServedReader>?
     /// Stops the SQL of every GeoPackage connection of the dataset (`stopStatements()`).
     private let statementStop: StatementStop
+    /// The served file as it was opened (GeoPackage only): what `checkServedFile` compares
+    /// the path with.
+    private let servedFile: FileIdentity?
+    /// The writer's GeoPackage (GeoPackage only, not `--read-only`).
+    private let writerPackage: GeoPackage?
+    /// The writer's schema cookie and data version when its caches were last made current;
+    /// read and written under `writeLock`.
+    private var writerVersions: (schema: Int64, data: Int64)?
     private let writeLock = NSRecursiveLock()
     /// The key under which a thread's borrowed reader is kept while it reads.
     private var readerKey: String { "annolink.Dataset.reader.\(ObjectIdentifier(self).hashValue)" }
@@ -95,6 +112,8 @@ public final class Dataset: @unchecked Sendable {
             listener = try JournalListener(connectionString: path, maxWaiters: max(1, readerLimit / 2))
             readers = nil
             writer = nil
+            writerPackage = nil
+            servedFile = nil
             return
         }
         kind = .geoPackage
@@ -105,6 +124,7 @@ public final class Dataset: @unchecked Sendable {
         listener = nil
         if readOnly {
             writer = nil
+            writerPackage = nil
         } else {
             let package = try GeoPackage(path: path)
             let mode = try package.connection.scalarText("PRAGMA journal_mode = WAL")
@@ -115,13 +135,22 @@ public final class Dataset: @unchecked Sendable {
             package.connection.conditionTimeLimit = queryTimeLimit
             package.connection.statementStop = stop
             writer = EditService(package: package)
+            writerPackage = package
         }
         func reader() throws -> GeoPackage {
             let package = try GeoPackage(path: path, readOnly: true)
             package.connection.statementStop = stop
             return package
         }
-        readers = Pool(first: try reader(), limit: max(1, readerLimit)) { try reader() }
+        let first = try reader()
+        // The file the connections just opened: the path names it, and SQLite has it open.
+        guard let opened = FileIdentity(path: path), try !first.connection.fileHasMoved(),
+              try writerPackage?.connection.fileHasMoved() != true else {
+            throw ServiceError.fileReplaced(path: path)
+        }
+        servedFile = opened
+        readers = Pool(first: ServedReader(first), limit: max(1, readerLimit)) { ServedReader(try reader()) }
+        writerPackage?.connection.beginCheck = { [weak self] in try self?.checkWriteTransaction() }
     }
 
     /// Stops every SQL statement running or yet to run on the dataset's GeoPackage connections:
@@ -146,11 +175,17 @@ public final class Dataset: @unchecked Sendable {
     ///   whatever `body` throws.
     public func read<T>(_ body: (GeoPackage) throws -> T) throws -> T {
         guard let readers else { throw ServiceError.notOnThisStore("this resource") }
-        return try readers.lend(heldAs: readerKey) { package, joined in
+        return try readers.lend(heldAs: readerKey) { reader, joined in
+            let package = reader.package
             if joined { return try body(package) }
             do {
                 return try package.connection.withTimeLimit(seconds: queryTimeLimit) {
-                    try package.connection.read { try body(package) }
+                    try package.connection.read {
+                        // In the read transaction, so that the layout is checked in the snapshot the body reads.
+                        try checkServedFile(package.connection)
+                        try reader.followSchema()
+                        return try body(package)
+                    }
                 }
             } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
                 throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
@@ -172,6 +207,7 @@ public final class Dataset: @unchecked Sendable {
                 return try store.connection.inTransaction(isolation: .repeatableRead) {
                     _ = try store.connection.execute("SET TRANSACTION READ ONLY")
                     _ = try store.connection.execute("SET LOCAL statement_timeout = \(max(1, Int((queryTimeLimit * 1000).rounded())))")
+                    try store.followLayout()
                     return try body(store)
                 }
             } catch let error as PostgreSQLError where error.sqlState == "57014" {
@@ -191,8 +227,16 @@ public final class Dataset: @unchecked Sendable {
     /// `checkEditTime()`), and by `stopEdits(within:)` once the server is stopping: past either,
     /// nothing of `body` is kept.
     ///
+    /// On a GeoPackage the file is checked before and after `body` (`checkServedFile`), and as
+    /// each transaction of the writer begins (`checkWriteTransaction`); the writer's caches are
+    /// made current first (`followFile`).
+    ///
     /// - Throws: `ServiceError.readOnly` when the server was started with `--read-only`;
-    ///   `ServiceError.editTimeLimitExceeded` or `.stopping` past the time limit or the stop.
+    ///   `ServiceError.editTimeLimitExceeded` or `.stopping` past the time limit or the stop;
+    ///   `ServiceError.fileReplaced` when the served file was moved away or replaced — also when
+    ///   `body` returned, since what it wrote went to the replaced file and must not be
+    ///   acknowledged; `ServiceError.layoutChanged` when another program changed the schema as
+    ///   an edit's transaction began; whatever `body` throws.
     public func write<T>(user: String? = nil, _ body: (EditService) throws -> T) throws -> T {
         if readOnly { throw ServiceError.readOnly }
         let held = Thread.current.threadDictionary
@@ -219,28 +263,91 @@ public final class Dataset: @unchecked Sendable {
     private func writeJoined<T>(user: String?, deadline: EditDeadline, timed: Bool, _ body: (EditService) throws -> T) throws -> T {
         if let storeWriters {
             return try storeWriters.lend(heldAs: writerKey) { service, joined in
-                joined ? try body(service) : try Self.asUser(user, service) { try body(service) }
+                if joined { return try body(service) }
+                // A class added or changed by another server or command since this service's last edit.
+                if let store = service.store as? PostGISStore, try store.followLayout() { service.annotation.forgetClasses() }
+                return try Self.asUser(user, service) { try body(service) }
             }
         }
-        guard let writer else { throw ServiceError.readOnly }
+        guard let writer, let writerPackage else { throw ServiceError.readOnly }
         // The writer is asked for in short waits, so that a stop or the time limit ends the wait.
         while !writeLock.lock(before: Date().addingTimeInterval(min(0.1, max(0.001, deadline.remaining)))) {
             try deadline.check()
         }
         defer { writeLock.unlock() }
-        guard timed, let connection = (writer.store as? GeoPackage)?.connection, !connection.isInTransaction else {
+        let connection = writerPackage.connection
+        guard timed, !connection.isInTransaction else {
             return try Self.asUser(user, writer) { try body(writer) }
         }
+        try checkWriterFile(writerPackage)
+        try followFile(writer, writerPackage)
+        let result: T
         do {
-            return try connection.withTimeLimit(seconds: deadline.remaining) {
+            result = try connection.withTimeLimit(seconds: deadline.remaining) {
                 try Self.asUser(user, writer) { try body(writer) }
             }
         } catch {
             // The progress handler may have interrupted the ROLLBACK itself; the writer must not
             // stay in the transaction.
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            // A transaction that found the file replaced as it began: its WAL is seen to here.
+            try? checkWriterFile(writerPackage)
             throw error
         }
+        // An edit committed into a file that was replaced meanwhile is lost: not acknowledged.
+        try checkWriterFile(writerPackage)
+        return result
+    }
+
+    // MARK: The served file stays the served file
+
+    /// Throws `ServiceError.fileReplaced` unless `path` still names the file the server opened
+    /// and `connection` has that file open. One `stat(2)` for each.
+    private func checkServedFile(_ connection: Connection) throws {
+        guard let servedFile else { return }
+        guard FileIdentity(path: path) == servedFile, try !connection.fileHasMoved() else {
+            throw ServiceError.fileReplaced(path: path)
+        }
+    }
+
+    /// `checkServedFile` for the writer; when the file was moved or replaced, the writer's WAL
+    /// is first emptied into the file it has open (`PRAGMA wal_checkpoint(TRUNCATE)`). The
+    /// `-wal` and `-shm` keep their names, so they now sit beside a file they do not belong to:
+    /// SQLite, which does not checkpoint a moved file when it closes it, would leave the frames
+    /// there for the next program that opens the new file to read as its own (a damaged file),
+    /// and a file moved away would lack its newest edits. Called under `writeLock`.
+    private func checkWriterFile(_ package: GeoPackage) throws {
+        do {
+            try checkServedFile(package.connection)
+        } catch {
+            try? package.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            throw error
+        }
+    }
+
+    /// Makes the writer's caches current: when another connection committed since they were
+    /// read (a class added or changed by `annolink annotate`, a column dropped by another
+    /// program), its table layouts and compiled classes are forgotten and read again on use.
+    /// Called under `writeLock`.
+    private func followFile(_ writer: EditService, _ package: GeoPackage) throws {
+        let versions = (schema: try package.connection.schemaVersion(), data: try package.connection.dataVersion())
+        if let known = writerVersions, known != versions {
+            package.forgetLayout()
+            writer.annotation.forgetClasses()
+        }
+        writerVersions = versions
+    }
+
+    /// The writer connection's `beginCheck`: right after `BEGIN IMMEDIATE`, in the transaction
+    /// the edit will write in, the file is still the served file and its schema the one the
+    /// caches were made current for; a commit of another connection since (data only) makes
+    /// them current again. Runs under `writeLock` (only `write` uses the writer).
+    private func checkWriteTransaction() throws {
+        guard let writer, let writerPackage else { return }
+        try checkServedFile(writerPackage.connection)
+        guard let known = writerVersions else { return try followFile(writer, writerPackage) }
+        guard try writerPackage.connection.schemaVersion() == known.schema else { throw ServiceError.layoutChanged }
+        try followFile(writer, writerPackage)
     }
 
     /// Throws when the edit request this thread is making has run past `editTimeLimit`, or the
@@ -330,6 +437,12 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An idempotency key came again with another request than the one it answered (HTTP 422;
     /// Esri: error code 400).
     case idempotencyKeyReused
+    /// The served file was moved away, removed, or another file was renamed over it while the
+    /// server ran (HTTP 503): the server neither reads nor writes either file any more.
+    case fileReplaced(path: String)
+    /// Another program changed the file's schema (tables, columns) just as an edit's
+    /// transaction began; nothing was written (HTTP 503, try again).
+    case layoutChanged
 
     public var description: String {
         switch self {
@@ -342,6 +455,10 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
                 "included; nothing of them was kept: send fewer edits per request, or send them again"
         case .stopping: "the server is stopping; nothing of this edit was kept: send it again when the server is back"
         case .idempotencyKeyReused: "this idempotency key answered another request; give each request a key of its own"
+        case .fileReplaced(let path):
+            "the served file \(path) was moved away or replaced by another file while the server ran; nothing is read from or " +
+                "written to it any more: restart annolink serve to serve the file there now"
+        case .layoutChanged: "another program changed the file's tables as the edit began; nothing was written; try again"
         }
     }
 }
@@ -465,5 +582,21 @@ private final class Pool<Item>: @unchecked Sendable {
         if broken { opened -= 1 } else { idle.append(item) }
         condition.signal()
         condition.unlock()
+    }
+}
+
+/// A pooled reader of the served file, and the schema cookie its table layouts were read at.
+private final class ServedReader {
+    let package: GeoPackage
+    private var schemaVersion: Int64?
+
+    init(_ package: GeoPackage) { self.package = package }
+
+    /// Forgets the reader's table layouts when the schema changed since they were read; call
+    /// it in the read transaction.
+    func followSchema() throws {
+        let now = try package.connection.schemaVersion()
+        if let schemaVersion, schemaVersion != now { package.forgetLayout() }
+        schemaVersion = now
     }
 }

@@ -3,7 +3,8 @@
 /// test harness, which waits for it before sending requests.
 ///
 /// Answers `{"status": "ok", "dataset", "readOnly", "caller": {"user", "mayEdit"} or
-/// {"anonymous": true, "mayEdit"} or {"invalidToken": true} or {"crossSite": origin}}`; 503 when the file cannot be read.
+/// {"anonymous": true, "mayEdit"} or {"invalidToken": true} or {"crossSite": origin}}`; 503 when the file cannot be read,
+/// or was moved away or replaced while serving (`ServiceError.fileReplaced`, docs/serve.md).
 public struct HealthRoutes: Routes {
     public init() {}
 

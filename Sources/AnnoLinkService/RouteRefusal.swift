@@ -117,6 +117,8 @@ struct RouteRefusal: Error {
         case ServiceError.idempotencyKeyReused: self.init(.unprocessable, "\(error)", code: "IdempotencyKeyReused", parameter: "Idempotency-Key")
         case ServiceError.editTimeLimitExceeded: self.init(.unavailable, "\(error)", code: "EditTimeLimitExceeded")
         case ServiceError.stopping: self.init(.unavailable, "\(error)", code: "Stopping", headers: [("Retry-After", "10")])
+        case ServiceError.fileReplaced: self.init(.unavailable, "\(error)", code: "FileReplaced")
+        case ServiceError.layoutChanged: self.init(.unavailable, "\(error)", code: "LayoutChanged", headers: [("Retry-After", "1")])
         case let e as ServiceError: self.init(.unavailable, e.description)
         case let e as SQLCondition.Refusal: self.init(.badRequest, e.description, parameter: "where")
         case let e as StoreError:

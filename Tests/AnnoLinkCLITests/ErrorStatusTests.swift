@@ -45,6 +45,7 @@ struct ErrorStatusTests {
             Case(StoreError.missingFile(path: "x.gpkg"), .noInput),
             Case(StoreError.notAGeoPackage(path: "x.gpkg", reason: "not a SQLite database"), .dataError),
             Case(StoreError.fileExists(path: "x.gpkg"), .cannotCreate),
+            Case(StoreError.fileInUse(path: "x.gpkg"), .temporaryFailure),
             Case(StoreError.cannotCreate(path: "x.gpkg", reason: "the folder /nope does not exist"), .cannotCreate),
             Case(StoreError.unknownTable("roads"), .dataError),
             Case(StoreError.tableExists("roads"), .dataError),

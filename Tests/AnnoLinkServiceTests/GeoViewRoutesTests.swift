@@ -12,7 +12,8 @@ import Testing
 @Suite struct GeoViewRoutesTests {
     let routes = MapPageRoutes()
 
-    /// Loudoun (EPSG:2924, US survey feet) imported into a scratch folder.
+    /// Loudoun (EPSG:2924, US survey feet) imported into a scratch folder, which must outlive the
+    /// dataset: a server refuses a file that is gone (docs/serve.md).
     static func loudoun() throws -> (ScratchDirectory, Dataset) {
         let scratch = try ScratchDirectory(prefix: "geoview")
         let path = scratch.path("loudoun.gpkg")
@@ -35,7 +36,8 @@ import Testing
     }
 
     @Test func coordinatesAreLongitudeLatitudeAsCs2csGivesThem() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let points = [(11790000.0, 7056000.0), (11788123.25, 7059001.5), (11791999.0, 7054800.75)]
         let input = points.map { String(format: "%.6f %.6f", $0.0, $0.1) }.joined(separator: "\n") + "\n"
         let lines = try ExternalTool.cs2cs.output(["-f", "%.10f", "EPSG:2924", "EPSG:4326"], input: input).split(separator: "\n")
@@ -60,7 +62,8 @@ import Testing
         (["x": "0x10", "y": "1"], "x '0x10' is not a number"), (["x": "1", "y": "0X1p4"], "y '0X1p4' is not a number"),
     ] as [([String: String], String)])
     func coordinatesRefuseWhatIsNotAPoint(parameters: [String: String], detail: String) throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try get("/coordinates", parameters, in: dataset)
         #expect(response.status == 400)
         #expect(header(response, "Content-Type") == "application/problem+json")
@@ -68,7 +71,8 @@ import Testing
     }
 
     @Test func anUnknownTokenAndOtherMethodsAreRefused() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let refused = try get("/coordinates", ["x": "1", "y": "2"], caller: .invalidToken, in: dataset)
         #expect(refused.status == 401 && header(refused, "WWW-Authenticate") == #"Bearer realm="annolink", error="invalid_token""#)
         let image = try get("/render.png", ["bbox": "0,0,1,1", "width": "10", "height": "10"], caller: .invalidToken, in: dataset)
@@ -80,7 +84,8 @@ import Testing
     }
 
     @Test func renderDrawsThePictureAsBigAsAsked() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try get("/render.png", ["bbox": "11789500,7055700,11791300,7057300", "width": "640", "height": "569"], in: dataset)
         #expect(response.status == 200)
         #expect(header(response, "Content-Type") == "image/png")
@@ -96,7 +101,8 @@ import Testing
     /// pixel drawn from the R-tree (one a pixel, the rest counted), text under a pixel passed
     /// over and counted; where nothing is that small, the same as the full picture.
     @Test func theOverviewBoundsItsWorkAndSaysWhatItLeftOut() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let count = { (r: HTTPResponse, name: String) in Int(self.header(r, "X-Annolink-" + name) ?? "") ?? -1 }
         // The whole of Loudoun's sample area in 16 × 14 pixels: points and text are under a pixel.
         let small = ["bbox": "11787000,7053000,11794000,7059000", "width": "16", "height": "14"]
@@ -134,14 +140,16 @@ import Testing
          "bbox '-1e300,-1e300,1e300,1e300': one pixel would cover 2e+298 map units, more than the 1e+12 a map can use"),
     ] as [([String: String], String)])
     func renderRefusesBadViews(parameters: [String: String], detail: String) throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try get("/render.png", parameters, in: dataset)
         #expect(response.status == 400)
         #expect(try json(response)["detail"] as? String == detail)
     }
 
     @Test func annotationClassesSayWhichFieldsTheirLabelsRead() throws {
-        let (_, dataset) = try Self.loudoun()
+        let (scratch, dataset) = try Self.loudoun()
+        defer { withExtendedLifetime(scratch) {} }
         let response = try #require(FeatureServerRoutes().respond(
             to: HTTPRequest(method: "GET", path: "/arcgis/rest/services/loudoun/FeatureServer/6", parameters: ["f": "json"]), in: dataset))
         let layer = try json(response)

@@ -26,6 +26,14 @@ public final class AnnotationEngine {
         self.init(store: package)
     }
 
+    /// Forgets the classes compiled so far and the CRS units read for them, so that the next
+    /// use reads the registry again: for a long-lived engine (`annolink serve`) after another
+    /// program changed the file. The fonts loaded stay.
+    public func forgetClasses() {
+        compiledByOrigin.removeAll()
+        metresPerUnitBySRS.removeAll()
+    }
+
     /// The size in metres of the CRS unit of `srsID`, from the file's WKT, else from PROJ.
     func metresPerUnit(_ srsID: Int64) throws -> Double? {
         if let known = metresPerUnitBySRS[srsID] { return known }

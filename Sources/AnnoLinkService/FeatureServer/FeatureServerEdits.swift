@@ -243,14 +243,6 @@ struct FeatureServerEdits {
                     }
                     return outcomes
                 }
-            } catch let error where RouteRefusal(error).kind == .conflict {
-                // A deadlock or serialization failure outside any one edit (taking the batch's
-                // rows, the commit): nothing was written, and every edit says so with the
-                // conflict's words, as one edit's conflict is reported, not as the request's 500.
-                let detail = RouteRefusal(error).detail
-                for (i, edit) in edits.enumerated() {
-                    outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1000, description: detail)
-                }
             }
             return outcomes
         }
@@ -282,6 +274,14 @@ struct FeatureServerEdits {
             for (i, edit) in edits.enumerated() {
                 if case .failed = outcomes[i] { continue }
                 outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1003, description: "Operation rolled back.")
+            }
+        } catch let error where RouteRefusal(error).kind == .conflict {
+            // A deadlock or serialization failure outside any one edit (taking the batch's rows,
+            // the commit): nothing was written, and every edit says so with the conflict's
+            // words, as one edit's conflict is reported, not as the request's 500.
+            let detail = RouteRefusal(error).detail
+            for (i, edit) in edits.enumerated() {
+                outcomes[i] = .failed(objectID: Self.objectID(of: edit, layer: layers[edit.layerID]), code: 1000, description: detail)
             }
         }
         return outcomes

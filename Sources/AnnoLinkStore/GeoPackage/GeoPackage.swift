@@ -262,6 +262,16 @@ public final class GeoPackage {
         tableCache.removeAll()
         statementsByKey.removeAll()
     }
+
+    /// Forgets everything read of the file's layout — the table descriptions, the statements
+    /// built on them, whether the journal's tables exist — so that the next use reads it again:
+    /// for a long-lived connection (`annolink serve`) after another program changed the schema
+    /// (`Connection.schemaVersion()`). A stale description would name columns that are gone,
+    /// and SQLite reads a double-quoted name that is no column as a string.
+    public func forgetLayout() {
+        invalidateTableCache()
+        journalCache?.schemaIsKnown = false
+    }
 }
 
 @available(*, unavailable)

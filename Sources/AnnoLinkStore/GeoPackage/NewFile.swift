@@ -17,7 +17,15 @@ public enum NewFile {
     /// `body` must have closed everything it opened on the temporary path, or switched a WAL
     /// database out of WAL mode, before it returns: the file is moved without its `-wal`.
     ///
+    /// A file that another process has open through SQLite (`annolink serve` or `sketch`, QGIS)
+    /// is never replaced: that process would go on reading and writing the replaced file, and
+    /// lose what it writes (issue 25). It is found by its lock (`DatabaseFileHold`), checked
+    /// before `body` runs and held from just before the rename until after it, so that no
+    /// process opens the old file meanwhile. The process calling this must not have `path` open
+    /// itself (its own locks do not count, and closing the hold would release them).
+    ///
     /// - Throws: `StoreError.fileExists` when `path` exists (before or after), `StoreError.
+    ///   fileInUse` when `replacing` and another process has it open, `StoreError.
     ///   cannotCreate` when its folder is missing, and whatever `body` throws; in every case
     ///   the temporary file is removed.
     public static func write<T>(_ path: String, replacing: Bool = false, _ body: (String) throws -> T) throws -> T {
@@ -29,6 +37,8 @@ public enum NewFile {
             throw StoreError.cannotCreate(path: path, reason: "the folder \(folder) does not exist")
         }
         guard replacing || !FileManager.default.fileExists(atPath: path) else { throw StoreError.fileExists(path: path) }
+        // Refused before the work, when it is certain; the hold is taken again for the rename.
+        if replacing { try DatabaseFileHold(path)?.release() }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).annolink-\(getpid()).tmp").path
         removeDatabase(temporary)
         let cleanup = InterruptCleanup.arm(temporary)
@@ -36,6 +46,8 @@ public enum NewFile {
         do {
             let result = try body(temporary)
             if replacing {
+                let hold = try DatabaseFileHold(path)
+                defer { hold?.release() }
                 for suffix in databaseSuffixes.dropFirst() { try? FileManager.default.removeItem(atPath: path + suffix) }
                 guard rename(temporary, path) == 0 else { throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno))) }
                 removeDatabase(temporary)
@@ -61,6 +73,72 @@ public enum NewFile {
     /// Removes a database file and the files SQLite keeps beside it.
     static func removeDatabase(_ path: String) {
         for suffix in databaseSuffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+/// A hold on an existing database file that proves no other process has it open through
+/// SQLite, kept while `NewFile` replaces it.
+///
+/// SQLite's unix VFS marks a connection's use of a file with POSIX advisory locks on bytes of
+/// its own at offset 1 GiB (`PENDING_BYTE`): a connection in WAL mode — every connection of
+/// `annolink serve`, `sketch` and an edit in progress, QGIS's — holds a read lock on the
+/// shared range (`PENDING_BYTE + 2`, 510 bytes) from its first read until it closes (that is
+/// how SQLite's last connection knows it is the last), and any reader or writer of a
+/// rollback-journal file holds it for its transaction. So a write lock over those 512 bytes is
+/// granted only when no other process has the file open in WAL mode or in a transaction; while
+/// it is held, a connection opening the file waits (busy timeout) instead of reading it. An
+/// idle connection to a rollback-journal file holds nothing and cannot be seen; `annolink
+/// serve` then finds its file replaced on the next request and answers 503 (docs/serve.md).
+///
+/// POSIX locks belong to the process and are released when any descriptor of the file closes,
+/// so this must not be used on a file the process itself has open through SQLite.
+struct DatabaseFileHold {
+    private let descriptor: Int32
+
+    /// Where SQLite's lock bytes begin (`PENDING_BYTE`), and how many it uses (pending,
+    /// reserved, and the 510-byte shared range).
+    private static let lockBytes = (start: off_t(0x4000_0000), count: off_t(512))
+
+    /// Takes the hold on `path`; nil when there is no file there (nothing to hold). A file this
+    /// process may not write is only tested (`F_GETLK`), not held.
+    ///
+    /// - Throws: `StoreError.fileInUse` when another process has the file open;
+    ///   `StoreError.cannotCreate` when it cannot be opened or locked for another reason.
+    init?(_ path: String) throws {
+        var descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let writable = descriptor >= 0
+        if !writable { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = Self.lockBytes.start
+        lock.l_len = Self.lockBytes.count
+        if writable {
+            if fcntl(descriptor, F_SETLK, &lock) != 0 {
+                let code = errno
+                close(descriptor)
+                if code == EAGAIN || code == EACCES { throw StoreError.fileInUse(path: path) }
+                throw StoreError.cannotCreate(path: path, reason: "cannot lock it: \(String(cString: strerror(code)))")
+            }
+        } else {
+            let tested = fcntl(descriptor, F_GETLK, &lock)
+            let code = errno
+            if tested != 0 || lock.l_type != Int16(F_UNLCK) {
+                close(descriptor)
+                if tested == 0 { throw StoreError.fileInUse(path: path) }
+                throw StoreError.cannotCreate(path: path, reason: "cannot test its locks: \(String(cString: strerror(code)))")
+            }
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Ends the hold (closing the descriptor releases the lock).
+    func release() {
+        close(descriptor)
     }
 }
 

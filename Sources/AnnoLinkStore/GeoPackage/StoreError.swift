@@ -6,6 +6,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case notAGeoPackage(path: String, reason: String)
     /// A file is already there and would be overwritten.
     case fileExists(path: String)
+    /// The file would be replaced, but another process has it open through SQLite (`annolink
+    /// serve` or `sketch`, QGIS, …): replacing it would lose what that process writes next.
+    case fileInUse(path: String)
     /// A new file cannot be made there (no such folder, no name, the system refused).
     case cannotCreate(path: String, reason: String)
     /// No feature table of that name.
@@ -38,6 +41,8 @@ extension StoreError: CustomStringConvertible {
         case .missingFile(let path): "no such file: \(path)"
         case .notAGeoPackage(let path, let reason): "\(path) is not a GeoPackage: \(reason)"
         case .fileExists(let path): "\(path) exists already; remove it or choose another name"
+        case .fileInUse(let path):
+            "\(path) is open in another process (annolink serve or sketch, QGIS, …); it is not replaced: stop that process first"
         case .cannotCreate(let path, let reason): "cannot create \(path): \(reason)"
         case .unknownTable(let name): "no feature table named '\(name)'"
         case .tableExists(let name): "a table named '\(name)' exists already"

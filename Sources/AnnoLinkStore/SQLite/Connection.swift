@@ -27,6 +27,11 @@ public final class Connection {
     /// Seconds a statement that evaluates a condition from outside may run as part of an edit
     /// (`withConditionTimeLimit`); nil for no limit. `serve` sets its query time limit here.
     public var conditionTimeLimit: Double?
+    /// Run by `write` right after it begins its outermost transaction, before the body: a check
+    /// that the transaction may go ahead (`annolink serve` checks that its file is still the
+    /// served file and its layout the one it read; docs/serve.md). What it throws rolls the
+    /// transaction back and is thrown by `write`.
+    public var beginCheck: (() throws -> Void)?
 
     /// Opens `path`. For writable connections `journalMode` (WAL unless told otherwise; nil
     /// leaves the file's own) is requested and the answer checked; a 5-second busy timeout and
@@ -227,6 +232,7 @@ public final class Connection {
         }
         try execute("BEGIN IMMEDIATE")
         do {
+            try beginCheck?()
             let result = try body()
             try execute("COMMIT")
             return result
