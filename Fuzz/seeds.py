@@ -166,6 +166,31 @@ elif target == "request":
         "DELETE /ogc/collections/ParcelLines_1/items/4", "OPTIONS /ogc/collections/ParcelLines_1/items", "HEAD /ogc/collections",
         "GET /", "GET /editor.js",
     ]
+    # CRS text from a client (issue 25, docs/serve.md "CRS text"): file references, PROJ
+    # strings, nesting past the bound, and legitimate WKT and PROJJSON. The 70,000-deep text of
+    # the finding is 5 MB, past libFuzzer's input size; 40 levels already pass the bound of 32.
+    nested = '{"type":"ProjectedCRS","name":"n","base_crs":' * 40 + '{"type":"GeographicCRS","name":"g"}' + '}' * 40
+    wgs84 = 'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]'
+    projjson = '{"type":"GeographicCRS","name":"WGS 84","datum":{"type":"GeodeticReferenceFrame","name":"World Geodetic System 1984",' \
+        '"ellipsoid":{"name":"WGS 84","semi_major_axis":6378137,"inverse_flattening":298.257223563}},' \
+        '"coordinate_system":{"subtype":"ellipsoidal","axis":[{"name":"Longitude","abbreviation":"lon","direction":"east","unit":"degree"},' \
+        '{"name":"Latitude","abbreviation":"lat","direction":"north","unit":"degree"}]},"id":{"authority":"EPSG","code":4326}}'
+    def wkt_parameter(text):
+        return json.dumps({"wkt": text})
+    crs_texts = [
+        "+init=/etc/passwd:root", "+init=/dev/zero:x", "init=epsg:4326", "+proj=longlat +datum=WGS84 +no_defs",
+        "+proj=longlat +ellps=GRS80 +nadgrids=/etc/passwd", "+proj=merc +nadgrids=@null +wktext",
+        wgs84, wgs84[:-1] + ',EXTENSION["PROJ4","+proj=longlat +init=/etc/passwd:root"]]',
+        'BOUNDCRS[SOURCECRS[GEOGCRS["x"]],TARGETCRS[GEOGCRS["y"]],ABRIDGEDTRANSFORMATION["t",METHOD["NTv2"],PARAMETERFILE["f","/dev/zero"]]]',
+        projjson, nested, "PROJCS[" * 40 + "]" * 40, '{"name":"\\"]]]]]]]]","x":' + nested + "}", "ESRI:102747", "urn:ogc:def:crs:EPSG::2924",
+    ]
+    for text in crs_texts:
+        requests.append(f"POST {fs}/0/query\nwhere=1=1\noutSR={wkt_parameter(text)}\nresultRecordCount=2\n\ncontent-type: application/x-www-form-urlencoded")
+    requests += [
+        f"GET {fs}/0/query\ngeometry=11879000,7019000,11882000,7022000\ninSR={wkt_parameter('+init=/etc/passwd:root')}",
+        f"GET {fs}/1/query\ngeometry={{\"x\":-77.4,\"y\":39,\"spatialReference\":{wkt_parameter(wgs84)}}}\ngeometryType=esriGeometryPoint\ndistance=50",
+        "GET /coordinates\nx=11880000\ny=7020000",
+    ]
     seeds = [r.encode() for r in requests]
 else:
     sys.exit(f"no seeds for {target}")

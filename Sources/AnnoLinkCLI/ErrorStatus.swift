@@ -214,7 +214,7 @@ extension GeometryValidationError {
 extension EngineError {
     var exitStatus: ExitStatus {
         switch self {
-        case .unknownCRS, .noTransformation, .nonFiniteCoordinate, .outsideDomain, .nonFiniteResult, .emptyGeometry, .notLineal,
+        case .unknownCRS, .refusedCRS, .noTransformation, .nonFiniteCoordinate, .outsideDomain, .nonFiniteResult, .emptyGeometry, .notLineal,
             .unsupportedGeometry, .invalidArgument:
             .dataError
         }

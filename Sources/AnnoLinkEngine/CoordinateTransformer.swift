@@ -2,7 +2,9 @@ import AnnoLinkGeometry
 import CPROJ
 
 /// Transforms coordinates between any two coordinate reference systems, given as `EPSG:n` (or a
-/// bare EPSG number), another authority's code (`ESRI:102747`), WKT or a PROJ string.
+/// bare EPSG number), another authority's code (`ESRI:102747`), WKT, PROJJSON or (unless made
+/// with `acceptsPROJStrings: false`) a PROJ string. Every definition passes
+/// `CRSDefinitionGate` before PROJ sees it: no file references, bounded length and nesting.
 ///
 /// Owns a PROJ context and caches, per (source, target) pair of definition strings, the
 /// transformation made for it, and per definition the CRS's description. Nothing is made before
@@ -13,6 +15,8 @@ import CPROJ
 /// PROJ's log goes into the errors thrown, never to stderr. Not `Sendable`: make one per task.
 public final class CoordinateTransformer {
     private let context: PROJContext
+    /// Whether PROJ strings (`+proj=…`) and bare names reach PROJ; false in the service.
+    public let acceptsPROJStrings: Bool
     private var transformations: [TransformationKey: Transformation] = [:]
     private var systems: [String: CoordinateReferenceSystem] = [:]
 
@@ -22,11 +26,15 @@ public final class CoordinateTransformer {
     }
 
     /// A transformer with its own PROJ context and empty caches; cheap (it opens no database).
-    /// - Parameter handleCounter: counts the PROJ objects of this transformer while they live.
-    /// - Throws: `PROJError` when PROJ cannot make a context. Wraps `proj_context_create` and
-    ///   `proj_log_func`.
-    public init(handleCounter: HandleCounter? = nil) throws {
+    /// - Parameters:
+    ///   - acceptsPROJStrings: false to refuse PROJ strings and names, taking only authority
+    ///     codes, WKT and PROJJSON (what the service takes from clients and files).
+    ///   - handleCounter: counts the PROJ objects of this transformer while they live.
+    /// - Throws: `PROJError` when PROJ cannot make a context. Wraps `proj_context_create`,
+    ///   `proj_log_func` and `proj_context_set_enable_network`.
+    public init(acceptsPROJStrings: Bool = true, handleCounter: HandleCounter? = nil) throws {
         context = try PROJContext(handleCounter: handleCounter)
+        self.acceptsPROJStrings = acceptsPROJStrings
     }
 
     /// PROJ's version, e.g. `9.1.1`. Wraps `proj_info`.
@@ -42,7 +50,8 @@ public final class CoordinateTransformer {
 
     /// The description of the CRS `definition` names: name, authority code, unit and its size in
     /// metres, WKT 1 for `gpkg_spatial_ref_sys`. Cached per definition string.
-    /// - Throws: `EngineError.unknownCRS` naming `definition` when PROJ does not know it or it is
+    /// - Throws: `EngineError.refusedCRS` when `CRSDefinitionGate` refuses `definition`;
+    ///   `EngineError.unknownCRS` naming `definition` when PROJ does not know it or it is
     ///   not a CRS; `PROJError` when PROJ cannot describe it. Wraps `proj_create`,
     ///   `proj_crs_get_coordinate_system`, `proj_cs_get_axis_info` and `proj_as_wkt`.
     public func referenceSystem(_ definition: String) throws -> CoordinateReferenceSystem {
@@ -94,8 +103,10 @@ public final class CoordinateTransformer {
         try transformation(from: source, to: target).transform(geometry)
     }
 
-    /// A CRS object for `definition`. Wraps `proj_create`.
+    /// A CRS object for `definition`, which must pass `CRSDefinitionGate` first: the one place
+    /// PROJ is given CRS text. Wraps `proj_create`.
     private func makeCRS(_ definition: String) throws -> PROJObject {
+        try CRSDefinitionGate.check(definition, acceptingPROJStrings: acceptsPROJStrings)
         let text = CoordinateReferenceSystem.projDefinition(definition)
         let crs: PROJObject
         do {

@@ -9,6 +9,9 @@ public enum EngineError: Error, Hashable, Sendable, CustomStringConvertible {
     /// PROJ does not know the CRS given (as `EPSG:n`, authority code, WKT or PROJ string), or
     /// what it names is not a coordinate reference system.
     case unknownCRS(String, cause: PROJError)
+    /// The CRS definition was not given to PROJ: it refers to a file or grid, is too long or too
+    /// deeply nested, or is a form not accepted where it came from (`CRSDefinitionGate`).
+    case refusedCRS(String, reason: String)
     /// PROJ found no coordinate operation from the first CRS to the second.
     case noTransformation(from: String, to: String, cause: PROJError)
     /// A coordinate to transform is NaN or infinite.
@@ -32,9 +35,11 @@ public enum EngineError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownCRS(let crs, let cause):
-            return "unknown coordinate reference system '\(crs)': \(cause.reason)"
+            return "unknown coordinate reference system '\(abbreviated(crs))': \(cause.reason)"
+        case .refusedCRS(let crs, let reason):
+            return "coordinate reference system '\(abbreviated(crs))' refused: \(reason)"
         case .noTransformation(let source, let target, let cause):
-            return "no transformation from '\(source)' to '\(target)': \(cause.reason)"
+            return "no transformation from '\(abbreviated(source))' to '\(abbreviated(target))': \(cause.reason)"
         case .nonFiniteCoordinate(let point, let crs):
             return "the coordinate \(format(point)) in '\(crs)' is not finite"
         case .outsideDomain(let point, let source, let target, let reason):
@@ -56,4 +61,11 @@ public enum EngineError: Error, Hashable, Sendable, CustomStringConvertible {
 /// A coordinate as users read it: `(x, y)` with Swift's shortest exact rendering of each number.
 func format(_ point: Point) -> String {
     "(\(point.x), \(point.y))"
+}
+
+/// A CRS definition as messages name it: whole up to 200 characters, else its first 60 and its
+/// length, so that a refused 5 MB definition is not echoed back.
+func abbreviated(_ definition: String) -> String {
+    guard definition.count > 200 else { return definition }
+    return "\(definition.prefix(60))… (\(definition.utf8.count) bytes)"
 }

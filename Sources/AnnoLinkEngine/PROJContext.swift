@@ -1,7 +1,8 @@
 import CPROJ
 
 /// Owns one PROJ context (`proj_context_create` … `proj_context_destroy`) and collects what PROJ
-/// logs on it, through `proj_log_func`, for `PROJError`: nothing reaches stderr.
+/// logs on it, through `proj_log_func`, for `PROJError`: nothing reaches stderr. Its network
+/// access is off (`proj_context_set_enable_network`).
 ///
 /// Every `PJ` made on the context (`PROJObject`) keeps it alive, so the context is destroyed
 /// after its objects, as PROJ requires.
@@ -26,6 +27,9 @@ final class PROJContext {
         }
         self.raw = raw
         self.handleCounter = handleCounter
+        // Nothing a definition names is fetched (docs/engine.md, "What CRS text is accepted"):
+        // PROJ_NETWORK=ON in the environment must not make a request reach the network.
+        _ = proj_context_set_enable_network(raw, 0)
         // Non-capturing: the log arrives as app data. It lives as long as `self`, which destroys
         // the context in `deinit`, so PROJ never calls back into freed memory.
         proj_log_func(raw, Unmanaged.passUnretained(messages).toOpaque()) { appData, _, message in

@@ -21,7 +21,8 @@ public final class TransformerPool: @unchecked Sendable {
         lock.lock()
         let lent = idle.popLast()
         lock.unlock()
-        let transformer = try lent ?? CoordinateTransformer()
+        // A client's or a served file's CRS text: authority codes, WKT and PROJJSON only.
+        let transformer = try lent ?? CoordinateTransformer(acceptsPROJStrings: false)
         defer {
             lock.lock()
             idle.append(transformer)

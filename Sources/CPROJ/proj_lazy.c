@@ -89,6 +89,13 @@ const char * proj_context_errno_string(PJ_CONTEXT *ctx, int err) {
     return f(ctx, err);
 }
 
+int proj_context_set_enable_network(PJ_CONTEXT *ctx, int enabled) {
+    static int (*fn)(PJ_CONTEXT *ctx, int enabled);
+    __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+    if (!f) { f = (int (*)(PJ_CONTEXT *ctx, int enabled))symbol("proj_context_set_enable_network"); __atomic_store_n(&fn, f, __ATOMIC_RELEASE); }
+    return f(ctx, enabled);
+}
+
 PJ_COORD proj_coord(double x, double y, double z, double t) {
     static PJ_COORD (*fn)(double x, double y, double z, double t);
     __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);

@@ -104,6 +104,7 @@ struct ErrorStatusTests {
             Case(GeometryValidationError.invalid(reason: "Self-intersection[5 5]", location: Point(x: 5, y: 5)), .dataError),
 
             Case(EngineError.unknownCRS("EPSG:0", cause: projError), .dataError),
+            Case(EngineError.refusedCRS("+init=/etc/passwd", reason: "it refers to a file or grid (init=)"), .dataError),
             Case(EngineError.noTransformation(from: "EPSG:4326", to: "EPSG:0", cause: projError), .dataError),
             Case(EngineError.nonFiniteCoordinate(point, crs: "EPSG:4326"), .dataError),
             Case(EngineError.outsideDomain(point, from: "EPSG:4326", to: "EPSG:2924", reason: "outside the area of use"), .dataError),

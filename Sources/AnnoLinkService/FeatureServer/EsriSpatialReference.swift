@@ -1,3 +1,4 @@
+import AnnoLinkEngine
 import AnnoLinkStore
 import Foundation
 
@@ -40,7 +41,8 @@ struct EsriSpatialReference: Equatable {
     /// Reads an `inSR` or `outSR` parameter: a number, or Esri JSON `{"wkid": n}`,
     /// `{"latestWkid": n}` or `{"wkt": "…"}`.
     ///
-    /// - Throws: `FeatureServerError.invalidParameter` for anything else.
+    /// - Throws: `FeatureServerError.invalidParameter` for anything else, and for WKT that
+    ///   `CRSDefinitionGate` refuses (a PROJ string, a file reference, too long or too deep).
     init(parameter text: String, name: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let n = Int64(trimmed), n > 0 {
@@ -48,16 +50,28 @@ struct EsriSpatialReference: Equatable {
             return
         }
         guard let json = try? JSONInput(parsing: trimmed) else {
-            throw FeatureServerError.invalidParameter(name, "'\(text)' is not a wkid or a spatial reference object")
+            throw FeatureServerError.invalidParameter(name, "'\(Self.quoted(text))' is not a wkid or a spatial reference object")
         }
         if let n = json["latestWkid"]?.integerValue ?? json["wkid"]?.integerValue, n > 0 {
             self.init(wkid: json["wkid"]?.integerValue ?? n)
             if let latest = json["latestWkid"]?.integerValue, !Self.webMercatorIDs.contains(latest) { projName = "EPSG:\(latest)"; latestWkid = latest }
         } else if case .string(let wkt)? = json["wkt"] {
+            // A client's text is data, never a path: refused here, in the parameter's words,
+            // before any transformation is looked for (docs/serve.md, "CRS text").
+            do {
+                try CRSDefinitionGate.check(wkt, acceptingPROJStrings: false)
+            } catch {
+                throw FeatureServerError.invalidParameter(name, error.description)
+            }
             self.init(projName: wkt, wkid: nil, latestWkid: nil, wkt: wkt)
         } else {
-            throw FeatureServerError.invalidParameter(name, "'\(text)' names no wkid, latestWkid or wkt")
+            throw FeatureServerError.invalidParameter(name, "'\(Self.quoted(text))' names no wkid, latestWkid or wkt")
         }
+    }
+
+    /// A parameter as an error message quotes it: whole up to 200 characters, else its start.
+    static func quoted(_ text: String) -> String {
+        text.count > 200 ? "\(text.prefix(60))… (\(text.utf8.count) bytes)" : text
     }
 
     /// The Esri JSON object.
