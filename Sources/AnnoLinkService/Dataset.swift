@@ -346,7 +346,11 @@ public final class Dataset: @unchecked Sendable {
         guard let writer, let writerPackage else { return }
         try checkServedFile(writerPackage.connection)
         guard let known = writerVersions else { return try followFile(writer, writerPackage) }
-        guard try writerPackage.connection.schemaVersion() == known.schema else { throw ServiceError.layoutChanged }
+        // The writer's own schema changes (the journal's tables, made by the first edit; a batch
+        // of edits in transactions of their own) move the schema cookie but not `data_version`,
+        // which counts other connections' commits only.
+        let connection = writerPackage.connection
+        if try connection.schemaVersion() != known.schema, try connection.dataVersion() != known.data { throw ServiceError.layoutChanged }
         try followFile(writer, writerPackage)
     }
 

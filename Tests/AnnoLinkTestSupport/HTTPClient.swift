@@ -79,6 +79,29 @@ public enum HTTPClient {
         return try curl.run(arguments).stdout.split(separator: "\n").map { Int($0) ?? 0 }
     }
 
+    /// A TCP connection to 127.0.0.1:`port` from the loopback address `source` (127.0.0.2 … are
+    /// loopback on Linux), for tests of what the server allows one address; the caller closes it.
+    public static func connect(port: UInt16, from source: String) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EIO) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, connected == 0 else {
+            close(socket)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return socket
+    }
+
     /// Writes `request` as it is to `127.0.0.1:port`, then reads until the server closes the
     /// connection (at most `timeout` seconds) and returns what it sent.
     public static func raw(port: UInt16, _ request: [UInt8], timeout: Int = 10) throws -> String {
@@ -90,7 +113,7 @@ public enum HTTPClient {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)

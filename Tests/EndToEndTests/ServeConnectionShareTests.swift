@@ -24,7 +24,7 @@ import Testing
         defer { for connection in slow { close(connection.socket) } }
         for address in 2...5 {
             for _ in 0..<perAddress {
-                let socket = try SlowClient.connect(from: "127.0.0.\(address)", port: server.port)
+                let socket = try HTTPClient.connect(port: server.port, from: "127.0.0.\(address)")
                 SlowClient.send(socket, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 slow.append((address, socket))
             }
@@ -49,29 +49,8 @@ import Testing
     }
 }
 
-/// Raw TCP connections from a chosen loopback address (127.0.0.2 … are loopback on Linux).
+/// Raw bytes on a connection of `HTTPClient.connect(port:from:)`, and whether the server closed it.
 private enum SlowClient {
-    static func connect(from source: String, port: UInt16) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, connected == 0 else {
-            close(socket)
-            throw POSIXError(.ECONNREFUSED)
-        }
-        return socket
-    }
-
     static func send(_ socket: Int32, _ text: String) {
         _ = Array(text.utf8).withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }

@@ -284,9 +284,9 @@ struct ServiceLoadTests {
         // is still served.
         let server = try ServeProcess(file: path, arguments: ["--max-connections-per-address", "2", "--threads", "1"])
         defer { _ = server.stop() }
-        let held = try (0..<2).map { _ in try Self.connect(port: server.port, from: "127.0.0.2") }
+        let held = try (0..<2).map { _ in try HTTPClient.connect(port: server.port, from: "127.0.0.2") }
         defer { held.forEach { close($0) } }
-        let third = try Self.connect(port: server.port, from: "127.0.0.2")
+        let third = try HTTPClient.connect(port: server.port, from: "127.0.0.2")
         defer { close(third) }
         var byte: UInt8 = 0
         var limit = timeval(tv_sec: 5, tv_usec: 0)
@@ -298,28 +298,12 @@ struct ServiceLoadTests {
         // once one of the two closes.
         let small = try ServeProcess(file: path, arguments: ["--max-connections", "2", "--threads", "1"])
         defer { _ = small.stop() }
-        var full = try ["127.0.0.2", "127.0.0.3"].map { try Self.connect(port: small.port, from: $0) }
+        var full = try ["127.0.0.2", "127.0.0.3"].map { try HTTPClient.connect(port: small.port, from: $0) }
         defer { full.forEach { close($0) } }
         let curl = try HTTPClient.curl
         let waiting = try curl.run(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "2", small.url + "/health"])
         #expect(waiting.stdout == "000", "no answer while both connections are taken: \(waiting.stdout)")
         close(full.removeFirst())
         #expect(try small.request("/health").status == 200, "answered once one closed")
-    }
-
-    /// A TCP connection to 127.0.0.1:`port` from the loopback address `source`.
-    static func connect(port: UInt16, from source: String) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard socket >= 0, bound == 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        return socket
     }
 }
