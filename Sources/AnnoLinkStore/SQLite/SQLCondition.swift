@@ -83,8 +83,9 @@ public struct SQLCondition: Hashable, Sendable {
 
     /// Scans `text` as SQL tokens and refuses what could end the expression early, then a
     /// subquery: the keywords `SELECT` and `VALUES`, which SQLite reserves, can only begin one,
-    /// and a `WITH` holds one of them (`with` alone may name a column). (The authorizer refuses every other `SELECT` as well, `x IN table` among them;
-    /// this finds them before SQLite resolves any name, so that the reason given is the subquery.)
+    /// and a `WITH` holds one of them (`with` alone may name a column). The authorizer refuses
+    /// every other `SELECT` as well, `x IN table` among them; this finds them before SQLite
+    /// resolves any name, so that the reason given is the subquery.
     static func checkShape(_ text: String) throws {
         let bytes = Array(text.utf8)
         var depth = 0
