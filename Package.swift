@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
         .target(name: "AnnoLinkGeometry", linkerSettings: [.linkedLibrary("m")]),
@@ -44,7 +45,7 @@ let package = Package(
         // map editor's page (its exported image drawn by AnnoLinkRender).
         .target(name: "AnnoLinkService", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkRender", "AnnoLinkSketch",
-            "AnnoLinkPostGIS", "CMicroHTTPD",
+            "AnnoLinkPostGIS", "CMicroHTTPD", "CZlib",
         ]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",

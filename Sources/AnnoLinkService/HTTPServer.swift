@@ -204,7 +204,7 @@ public final class HTTPServer: @unchecked Sendable {
         if request.method == "OPTIONS", let method = request.header("Access-Control-Request-Method") {
             response = preflight(origin: origin, method: method, headers: request.header("Access-Control-Request-Headers"))
         } else {
-            response = respond(to: request)
+            response = ContentNegotiation.negotiated(respond(to: request), for: request)
         }
         if let origin {
             response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
