@@ -67,7 +67,7 @@ enum ContentNegotiation {
     }
 
     /// Two 64-bit FNV-1a hashes of `bytes`, as 32 hexadecimal digits: a tag that changes when a
-    /// byte does.
+    /// byte does (an answer's `ETag`, an idempotency key's request).
     static func fingerprint(_ bytes: [UInt8]) -> String {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x6c62_272e_07bb_0142
         for byte in bytes {

@@ -138,17 +138,12 @@ struct FeatureServerEdits {
     }
 
     /// What sums up the request for its key: the operation's path and the parameters that say
-    /// what it edits, hashed (two 64-bit FNV-1a hashes).
+    /// what it edits, hashed as an answer's `ETag` is (`ContentNegotiation.fingerprint`).
     var fingerprint: String {
         let names = ["adds", "updates", "deletes", "edits", "rollbackOnFailure", "useGlobalIds"]
         var text = request.path
         for name in names { text += "\u{0}\(name)=\(request.parameters[name] ?? "")" }
-        var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x8422_2325_cbf2_9ce4
-        for byte in text.utf8 {
-            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 ^ (b >> 29)
-        }
-        return String(format: "%016llx%016llx", a, b)
+        return ContentNegotiation.fingerprint(Array(text.utf8))
     }
 
     /// The answer `body` gives with the edit service, in one `Dataset.write`. With an
