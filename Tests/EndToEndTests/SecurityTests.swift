@@ -97,15 +97,22 @@ struct SecurityTests {
         #expect(try Harness.dump(path, excluding: []) == before)
     }
 
+    /// A sample of `parcels` parcels whose address-point class selects with its origin table
+    /// joined to itself six times (issue 25's hang).
+    static func sampleWithSixFoldJoinClass(_ name: String, parcels: Int) throws -> String {
+        let path = try Harness.temporaryDirectory().appendingPathComponent(name).path
+        #expect(try Harness.annolink("sample", path, "--parcels", "\(parcels)").status == 0)
+        let join = (["a", "b", "c", "d", "e", "f"].map { "address_points \($0)" }).joined(separator: ", ")
+        _ = try Harness.sqlite(path, "UPDATE annolink_annotation_classes SET where_clause = '(SELECT count(*) FROM \(join)) > 0' " +
+            "WHERE origin_table = 'address_points'")
+        return path
+    }
+
     /// Issue 25: a class where clause joining its origin table with itself six times passed the
     /// guard and hung `info`, `set` and every edit under `serve`.
     @Test("a class where clause with a subquery of its own table is refused by set and info, naming the class")
     func subqueryClassWhereClause() throws {
-        let path = try Harness.temporaryDirectory().appendingPathComponent("j.gpkg").path
-        #expect(try Harness.annolink("sample", path, "--parcels", "30").status == 0)
-        let join = (["a", "b", "c", "d", "e", "f"].map { "address_points \($0)" }).joined(separator: ", ")
-        _ = try Harness.sqlite(path, "UPDATE annolink_annotation_classes SET where_clause = '(SELECT count(*) FROM \(join)) > 0' " +
-            "WHERE origin_table = 'address_points'")
+        let path = try Self.sampleWithSixFoldJoinClass("j.gpkg", parcels: 30)
         let before = try Harness.dump(path, excluding: [])
         let set = try Harness.annolink("set", path, "address_points", "1", "AD_ADDRESS=5")
         #expect(set.status == 65, "\(set.stderr)")
@@ -166,11 +173,7 @@ struct SecurityTests {
     /// origin table, and SIGTERM with it. Now the edit is refused, naming the class.
     @Test("a served edit of a table whose class where clause has a subquery is refused, and the server stops on SIGTERM")
     func servedEditWithSubqueryClass() throws {
-        let path = try Harness.temporaryDirectory().appendingPathComponent("e.gpkg").path
-        #expect(try Harness.annolink("sample", path, "--parcels", "20").status == 0)
-        let join = (["a", "b", "c", "d", "e", "f"].map { "address_points \($0)" }).joined(separator: ", ")
-        _ = try Harness.sqlite(path, "UPDATE annolink_annotation_classes SET where_clause = '(SELECT count(*) FROM \(join)) > 0' " +
-            "WHERE origin_table = 'address_points'")
+        let path = try Self.sampleWithSixFoldJoinClass("e.gpkg", parcels: 20)
         let before = try Harness.dump(path, excluding: [])
         let server = try ServeProcess(file: path)
         let edit = try server.request("/arcgis/rest/services/e/FeatureServer/0/applyEdits", method: "POST",
