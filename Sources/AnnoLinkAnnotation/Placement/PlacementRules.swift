@@ -81,17 +81,12 @@ public enum PlacementRules {
         return a < 0 ? a + 360 : (a == 360 ? 0 : a)
     }
 
-    /// The footprint: the box around the text's ink, from the font's descent to its ascent,
-    /// rotated by the placement's angle around the anchor. The horizontal alignment (0 left,
-    /// 1 center, 2 right, 3 full = center) says where the anchor sits along the text's advance
-    /// box, the vertical one (0 top, 1 center, 2 baseline, 3 bottom) across it; `xOffset` and
-    /// `yOffset` (points, along and across the text) move the text off its anchor.
-    ///
-    /// The ring is counter-clockwise and closed. An empty text gives a box of zero width.
-    public static func footprint(
-        _ placement: Placement, extent: TextExtent, horizontalAlignment: Int, verticalAlignment: Int,
-        xOffset: Double = 0, yOffset: Double = 0, mapUnitsPerPoint: Double
-    ) -> Polygon {
+    /// The footprint's box in the text's own frame, in points from the anchor: `u` along the
+    /// reading direction, `v` across it (up). The alignments and offsets mean what they mean for
+    /// `footprint(_:extent:horizontalAlignment:verticalAlignment:xOffset:yOffset:mapUnitsPerPoint:)`.
+    public static func footprintBox(
+        extent: TextExtent, horizontalAlignment: Int, verticalAlignment: Int, xOffset: Double = 0, yOffset: Double = 0
+    ) -> (u0: Double, u1: Double, v0: Double, v1: Double) {
         let start: Double
         switch horizontalAlignment {
         case 0: start = 0
@@ -106,8 +101,23 @@ public enum PlacementRules {
         case 3: bottom = 0
         default: bottom = -extent.descent
         }
-        let u0 = start + extent.inkStart + xOffset, u1 = start + extent.inkEnd + xOffset
-        let v0 = bottom + yOffset, v1 = bottom + height + yOffset
+        return (start + extent.inkStart + xOffset, start + extent.inkEnd + xOffset, bottom + yOffset, bottom + height + yOffset)
+    }
+
+    /// The footprint: the box around the text's ink, from the font's descent to its ascent,
+    /// rotated by the placement's angle around the anchor. The horizontal alignment (0 left,
+    /// 1 center, 2 right, 3 full = center) says where the anchor sits along the text's advance
+    /// box, the vertical one (0 top, 1 center, 2 baseline, 3 bottom) across it; `xOffset` and
+    /// `yOffset` (points, along and across the text) move the text off its anchor.
+    ///
+    /// The ring is counter-clockwise and closed. An empty text gives a box of zero width.
+    public static func footprint(
+        _ placement: Placement, extent: TextExtent, horizontalAlignment: Int, verticalAlignment: Int,
+        xOffset: Double = 0, yOffset: Double = 0, mapUnitsPerPoint: Double
+    ) -> Polygon {
+        let (u0, u1, v0, v1) = footprintBox(
+            extent: extent, horizontalAlignment: horizontalAlignment, verticalAlignment: verticalAlignment,
+            xOffset: xOffset, yOffset: yOffset)
         let radians = placement.angle * .pi / 180
         let c = cos(radians) * mapUnitsPerPoint, s = sin(radians) * mapUnitsPerPoint
         func map(_ u: Double, _ v: Double) -> Point {
