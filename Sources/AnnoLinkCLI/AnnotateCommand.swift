@@ -13,7 +13,7 @@ struct AnnotateCommand: ParsableCommand {
         usage: [
             "annolink annotate FILE.gpkg --origin TABLE --into ANNO_TABLE --expression EXPR",
             "                  --placement point|line [options] [--json]",
-            "annolink annotate FILE.gpkg --regenerate [--into ANNO_TABLE] [--dry-run] [--json]",
+            "annolink annotate FILE.gpkg --regenerate [--replace] [--into ANNO_TABLE] [--dry-run] [--json]",
         ],
         discussion: """
             The first form registers an annotation class that labels the features of TABLE and
@@ -21,9 +21,17 @@ struct AnnotateCommand: ParsableCommand {
             exist). The second regenerates the annotation of every registered class (or those of
             ANNO_TABLE) from the stored classes: text, placement and footprint; missing rows are
             created, rows whose class no longer selects their feature are moved or removed; what
-            Override marks as set by hand is kept. Each form is one transaction. Neither is a
-            journal entry on a GeoPackage; on PostGIS --regenerate is one ('annolink undo'
-            reverts it), the first form none (it may create a table).
+            Override marks as set by hand is kept.
+
+            Labels are placed conflict-aware: the rule position, else another candidate of the
+            class (around the point; along the line, the other side), else the rule position
+            with Status 1 (unplaced). --regenerate keeps every label whose feature and class are
+            unchanged since it was placed (ArcGIS's and hand placement included; PlacedFrom
+            records it) and places only the others, against the labels around them; with
+            --replace it places every label again, all of them together. docs/placement.md.
+
+            Each form is one transaction. --regenerate is one journal entry ('annolink undo'
+            reverts it exactly); the first form is none (it may create a table).
 
             FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
             connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"
@@ -62,7 +70,7 @@ struct AnnotateCommand: ParsableCommand {
     static let noUpdateOnShapeChange = ArgumentDeclaration.flag("--no-update-on-shape-change", help: "keep the placement when a feature's shape changes")
     static let json = ArgumentDeclaration.flag("--json", help: """
         the counts: {"features", "created", "updated", "deleted",
-        "reclassified", "unplaceable", "dryRun"}; with --dry-run also
+        "reclassified", "unplaceable", "unplaced", "dryRun"}; with --dry-run also
         "changes": [{"change", "annotationTable", "annotationFid",
         "classID", "oldText", "newText", "oldAnchor", "newAnchor",
         "oldAngle", "newAngle"}]
@@ -71,18 +79,24 @@ struct AnnotateCommand: ParsableCommand {
         with --regenerate: list every annotation row that would
         change (text, anchor, angle before -> after); write nothing
         """)
+    static let replace = ArgumentDeclaration.flag("--replace", usage: false, help: """
+        with --regenerate: place every label again, the whole file
+        solved together, instead of keeping those whose inputs are
+        unchanged
+        """)
     // Listed in the usage lines above, not under options.
     static let regenerate = ArgumentDeclaration.flag("--regenerate", usage: false, help: "regenerate the annotation of the registered classes")
     static let origin = ArgumentDeclaration.option("--origin", value: "TABLE", help: "the feature table to label")
     static let into = ArgumentDeclaration.option("--into", value: "ANNO_TABLE", help: "the annotation table to write (created when missing)")
     static let arguments = [
-        SetCommand.file, origin, into, regenerate, dryRun, expression, placement, classID, name, whereClause, font, size, scale, offset, noAutoCreate,
+        SetCommand.file, origin, into, regenerate, replace, dryRun, expression, placement, classID, name, whereClause, font, size, scale, offset, noAutoCreate,
         noUpdateOnShapeChange, json,
     ]
 
     var json: Bool
     var regenerate: Bool
     var dryRun: Bool
+    var replace: Bool
     var into: String?
     var origin: String?
     var expression: String?
@@ -102,6 +116,7 @@ struct AnnotateCommand: ParsableCommand {
         json = arguments.flag(Self.json)
         regenerate = arguments.flag(Self.regenerate)
         dryRun = arguments.flag(Self.dryRun)
+        replace = arguments.flag(Self.replace)
         into = try arguments.option(Self.into)
         origin = try arguments.option(Self.origin)
         expression = try arguments.option(Self.expression)
@@ -126,6 +141,7 @@ struct AnnotateCommand: ParsableCommand {
             return
         }
         if dryRun { throw CommandError.usage("--dry-run goes with --regenerate") }
+        if replace { throw CommandError.usage("--replace goes with --regenerate") }
         guard origin != nil else { throw CommandError.usage("missing \(Self.origin.label)") }
         guard into != nil else { throw CommandError.usage("missing \(Self.into.label)") }
         guard expression != nil else { throw CommandError.usage("missing \(Self.expression.label)") }
@@ -149,12 +165,13 @@ struct AnnotateCommand: ParsableCommand {
                 // The same regeneration, rolled back: what it lists is what a real run does.
                 changes = []
                 summary = try store.withoutCommitting {
-                    try engine.regenerateAll(annotationTable: into, progress: progress.update) { changes?.append($0) }
+                    try engine.regenerateAll(annotationTable: into, replace: replace, progress: progress.update) { changes?.append($0) }
                 }
             } else {
                 (summary, entry) = try store.recordRegeneration(
-                    command: EditOutput.commandLine, summary: "annotate --regenerate" + (into.map { " --into \($0)" } ?? "")
-                ) { try engine.regenerateAll(annotationTable: into, progress: progress.update) }
+                    command: EditOutput.commandLine,
+                    summary: "annotate --regenerate" + (replace ? " --replace" : "") + (into.map { " --into \($0)" } ?? "")
+                ) { try engine.regenerateAll(annotationTable: into, replace: replace, progress: progress.update) }
             }
             let output = RegenerationOutput(summary: summary, dryRun: dryRun, changes: changes)
             progress.finish(summary.features)
@@ -167,6 +184,7 @@ struct AnnotateCommand: ParsableCommand {
                 "\(summary.updated) updated, \(summary.reclassified) moved to another class, \(summary.deleted) removed " +
                 (dryRun ? "(dry run: nothing written)" : "(\(String(format: "%.1f", Date().timeIntervalSince(started))) s" +
                     (entry.map { "; journal entry \($0), undo with 'annolink undo'" } ?? "") + ")"))
+            if summary.unplaced > 0 { Output.line("  \(summary.unplaced) labels have no room and are unplaced (Status 1; 'annolink check' lists them)") }
             for change in output.changes ?? [] { Output.line(EditOutput.line(of: change, dryRun: true, indent: "")) }
             return .success
         }
@@ -210,6 +228,7 @@ struct AnnotateCommand: ParsableCommand {
         if summary.unplaceable > 0 {
             Output.line("  \(summary.unplaceable) features have no geometry and got no annotation")
         }
+        if summary.unplaced > 0 { Output.line("  \(summary.unplaced) labels have no room and are unplaced (Status 1)") }
         return .success
     }
 }

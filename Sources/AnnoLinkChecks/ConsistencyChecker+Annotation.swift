@@ -43,7 +43,7 @@ extension ConsistencyChecker {
         // Where clauses are written on the origin table alone; a subquery keeps their column
         // names from meeting the annotation table's.
         let mask = Self.selectionMask(g.classes).map { "(SELECT \($0) FROM \(origin) AS s WHERE s.\(opk) = a.FeatureID)" } ?? String(g.allSelected)
-        let columns = GeoPackage.annotationColumnNames.map { "a." + quoteIdentifier($0) }.joined(separator: ", ")
+        let columns = GeoPackage.annotationSelectList(g.annotation, alias: "a")
         let statement = try connection.prepareUncached("""
             SELECT \(columns), o.\(opk), o.\(quoteIdentifier(g.origin.geometryColumn))
                    \(fields.map { ", o." + quoteIdentifier($0.name) }.joined()), \(mask)
@@ -53,7 +53,7 @@ extension ConsistencyChecker {
             """)
         // The annotation columns come first, then the origin's key, geometry and fields, then the mask.
         let featureIDColumn = GeoPackage.annotationColumnNames.firstIndex(of: "FeatureID")!
-        let originColumn = GeoPackage.annotationColumnNames.count
+        let originColumn = GeoPackage.annotationColumnCount
         var rows: [StoredAnnotation] = []
         var current: (fid: Int64, origin: Origin)?
         var count = 0
@@ -217,19 +217,29 @@ extension ConsistencyChecker {
                 : "text is '\(row.text)'; the expression gives '\(expected.text)'"))
         }
         if c.definition.updateOnShapeChange, let rule = expected.placement {
+            // A label is stale when what it was placed from changed: the rule placement its
+            // PlacedFrom records (with none recorded: its own position) is no longer the one the
+            // feature gives. Where ArcGIS, a person or conflict-aware placement put it is not.
             var parts: [String] = []
+            let basis = row.placedFrom
             if !row.override.contains(.position) {
                 if let anchor = row.anchor {
-                    let distance = anchor.distance(to: rule.anchor)
+                    let recorded = basis?.ruleAnchor(from: anchor) ?? anchor
+                    let distance = recorded.distance(to: rule.anchor)
                     if distance / unit > tolerances.position {
-                        parts.append("anchor is \(Self.format(distance / unit)) pt (\(Self.format(distance)) map units) from the rules' anchor")
+                        parts.append(basis == nil
+                            ? "anchor is \(Self.format(distance / unit)) pt (\(Self.format(distance)) map units) from the rules' anchor"
+                            : "the rules' anchor moved \(Self.format(distance / unit)) pt (\(Self.format(distance)) map units) since the label was placed")
                     }
                 } else {
                     parts.append("it has no anchor")
                 }
             }
-            if !row.override.contains(.angle), FootprintComparison.angleDifference(row.angle, rule.angle) > tolerances.angle {
-                parts.append("angle is \(Self.format(row.angle))°; the rules give \(Self.format(rule.angle))°")
+            let recordedAngle = basis?.ruleAngle ?? row.angle
+            if !row.override.contains(.angle), FootprintComparison.angleDifference(recordedAngle, rule.angle) > tolerances.angle {
+                parts.append(basis == nil
+                    ? "angle is \(Self.format(row.angle))°; the rules give \(Self.format(rule.angle))°"
+                    : "the rules' angle turned from \(Self.format(recordedAngle))° to \(Self.format(rule.angle))° since the label was placed")
             }
             if !parts.isEmpty {
                 stale = true

@@ -148,7 +148,8 @@ extension ConsistencyChecker {
             horizontalAlignment: Int(value("HorizontalAlignment").integerValue ?? 0), verticalAlignment: Int(value("VerticalAlignment").integerValue ?? 0),
             anchor: x.flatMap { x in y.map { Point(x: x, y: $0) } }, angle: value("Angle").doubleValue ?? 0,
             xOffset: value("XOffset").doubleValue ?? 0, yOffset: value("YOffset").doubleValue ?? 0, status: Int(value("Status").integerValue ?? 0),
-            override: AnnotationOverride(rawValue: value("Override").integerValue ?? 0), footprint: footprint)
+            override: AnnotationOverride(rawValue: value("Override").integerValue ?? 0), footprint: footprint,
+            placedFrom: value(GeoPackage.placedFromColumn).textValue.flatMap(PlacementBasis.init(text:)))
         return StoredAnnotation(row: row, footprintError: footprintError)
     }
 }

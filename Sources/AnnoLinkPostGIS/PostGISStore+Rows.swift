@@ -321,9 +321,8 @@ extension PostGISStore {
 
     // MARK: Annotation rows
 
-    static let annotationColumns = GeoPackage.annotationColumnNames
-
-    var annotationSelectList: String { Self.annotationColumns.map { "u." + quoteIdentifier($0) }.joined(separator: ", ") }
+    /// The columns of `table`'s annotation rows, as `GeoPackage.annotationSelectList` lists them.
+    func annotationSelectList(_ table: FeatureTable) -> String { GeoPackage.annotationSelectList(table, alias: "u") }
 
     func annotationRow(from r: [PostgreSQLValue], table: FeatureTable, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
         let fid = r[0].integerValue ?? 0
@@ -343,13 +342,14 @@ extension PostGISStore {
             fontSize: r[6].doubleValue ?? 0, horizontalAlignment: Int(r[7].integerValue ?? 0), verticalAlignment: Int(r[8].integerValue ?? 0),
             anchor: r[9].isNull || r[10].isNull ? nil : Point(x: r[9].doubleValue ?? 0, y: r[10].doubleValue ?? 0),
             angle: r[11].doubleValue ?? 0, xOffset: r[12].doubleValue ?? 0, yOffset: r[13].doubleValue ?? 0, status: Int(r[14].integerValue ?? 0),
-            override: AnnotationOverride(rawValue: r[15].integerValue ?? 0), footprint: footprint)
+            override: AnnotationOverride(rawValue: r[15].integerValue ?? 0), footprint: footprint,
+            placedFrom: r[16].textValue.flatMap(PlacementBasis.init(text:)))
     }
 
     /// Inside an edit the rows are locked and their images taken.
     public func annotationRows(_ table: FeatureTable, featureID: Int64) throws -> [AnnotationRow] {
         if recording?.pendingFeatureIDs[table.name]?.contains(featureID) == true { try flush(table.name) }
-        var sql = "SELECT \(annotationSelectList)"
+        var sql = "SELECT \(annotationSelectList(table))"
         if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = $1 ORDER BY u.fid"
         if recording != nil { sql += " FOR UPDATE" }
@@ -370,7 +370,7 @@ extension PostGISStore {
     public func annotationRows(_ table: FeatureTable, featureIDs: [Int64]) throws -> [Int64: [AnnotationRow]] {
         if let pending = recording?.pendingFeatureIDs[table.name], featureIDs.contains(where: pending.contains) { try flush(table.name) }
         guard !featureIDs.isEmpty else { return [:] }
-        var sql = "SELECT \(annotationSelectList) FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = ANY($1::text::int8[]) ORDER BY u.fid"
+        var sql = "SELECT \(annotationSelectList(table)) FROM \(qualified(table)) AS u WHERE u.\"FeatureID\" = ANY($1::text::int8[]) ORDER BY u.fid"
         if recording != nil { sql += " FOR UPDATE" }
         var found: [Int64: [AnnotationRow]] = [:]
         for r in try connection.query(sql, [.text(Self.array(featureIDs))]).rows {
@@ -384,7 +384,7 @@ extension PostGISStore {
 
     public func annotationRow(_ table: FeatureTable, fid: Int64, footprintProblem: ((StoreError) -> Void)?) throws -> AnnotationRow {
         if recording?.pending[table.name]?[fid] != nil { try flush(table.name) }
-        var sql = "SELECT \(annotationSelectList)"
+        var sql = "SELECT \(annotationSelectList(table))"
         if recording != nil { sql += ", u::text, \(Self.xmin)" }
         sql += " FROM \(qualified(table)) AS u WHERE u.fid = $1"
         if recording != nil { sql += " FOR UPDATE" }
@@ -396,18 +396,18 @@ extension PostGISStore {
         return try annotationRow(from: r, table: table, footprintProblem: footprintProblem)
     }
 
-    /// The values of every annotation column but fid, in `annotationColumns` order.
+    /// The values of `GeoPackage.annotationWrittenColumns(table)`, in that order.
     private func annotationValues(_ row: AnnotationRow, table: FeatureTable) throws -> [PostgreSQLValue] {
         [
             try parameter(row.footprint.map { .polygon($0) }, for: table), row.featureID.map { .int8($0) } ?? .null, .int8(row.classID),
             .text(row.text), .text(row.fontName), .float8(row.fontSize), .int8(Int64(row.horizontalAlignment)),
             .int8(Int64(row.verticalAlignment)), row.anchor.map { .float8($0.x) } ?? .null, row.anchor.map { .float8($0.y) } ?? .null,
             .float8(row.angle), .float8(row.xOffset), .float8(row.yOffset), .int8(Int64(row.status)), .int8(row.override.rawValue),
-        ]
+        ] + (table.column(GeoPackage.placedFromColumn) == nil ? [] : [row.placedFrom.map { .text($0.text) } ?? .null])
     }
 
     public func insertAnnotation(_ row: AnnotationRow, into table: FeatureTable) throws -> Int64 {
-        let columns = Self.annotationColumns.dropFirst()
+        let columns = GeoPackage.annotationWrittenColumns(table)
         let r = try connection.query("""
             INSERT INTO \(qualified(table)) AS u (\(columns.map(quoteIdentifier).joined(separator: ", ")))
             VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING u.fid, u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
@@ -431,7 +431,7 @@ extension PostGISStore {
         }
         try lockAndRecord(table, fid: fid)
         try flush(table.name)
-        let columns = Array(Self.annotationColumns.dropFirst())
+        let columns = GeoPackage.annotationWrittenColumns(table)
         let r = try connection.query("""
             UPDATE \(qualified(table)) AS u SET \(columns.enumerated().map { "\(quoteIdentifier($1)) = $\($0 + 1)" }.joined(separator: ", "))
             WHERE u.fid = $\(columns.count + 1) RETURNING u::text, \(Self.xmin), \(Self.envelopeColumns(table.geometryColumn))
@@ -484,7 +484,7 @@ extension PostGISStore {
             for fid in deleted { recording.after(.init(table: table, fid: fid), nil, xmin: nil) }
         }
         let updated = held.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.0 < $1.0 }
-        let columns = Array(Self.annotationColumns.dropFirst())
+        let columns = GeoPackage.annotationWrittenColumns(target)
         var start = 0
         while start < updated.count {
             let batch = updated[start..<min(start + Self.annotationBatch, updated.count)]

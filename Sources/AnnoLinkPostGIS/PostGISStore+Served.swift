@@ -91,6 +91,9 @@ extension PostGISStore {
     ///   cannot be decoded is read as none).
     public func forEachIndexedRow(_ table: FeatureTable, meeting box: Envelope?, size: IndexBoxSize, reading: IndexedRowReading,
                                   _ body: (IndexedRow) throws -> Void) throws {
+        // Inside an edit, the rows it holds back are written first, so that a placement reading
+        // the labels around it sees the edit's own.
+        if recording != nil { try flush(table.name) }
         // More than a side's rounding to a float can move it: one part in 2^21 of its magnitude.
         let slack = 1.0 / 2_097_152.0
         let wider = box.map { b in
@@ -127,7 +130,7 @@ extension PostGISStore {
         switch reading {
         case .box: break
         case .geometry: list.append(g)
-        case .annotation: list.append(annotationSelectList)
+        case .annotation: list.append(annotationSelectList(table))
         }
         parameters.append(.int8(0))
         let after = parameters.count

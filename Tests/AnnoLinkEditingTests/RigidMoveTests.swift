@@ -22,7 +22,7 @@ struct RigidMoveTests {
     func rows(_ s: EditScratch, _ table: String) throws -> [Int64: AnnotationRow] {
         var result: [Int64: AnnotationRow] = [:]
         let t = try s.table(table)
-        let statement = try s.package.connection.prepareUncached("SELECT \(GeoPackage.annotationColumns) FROM \(quoteIdentifier(table))")
+        let statement = try s.package.connection.prepareUncached("SELECT \(GeoPackage.annotationSelectList(t)) FROM \(quoteIdentifier(table))")
         while try statement.step() {
             let row = try s.package.annotationRow(from: statement, table: t)
             result[row.fid!] = row

@@ -15,6 +15,7 @@ public final class AnnotationEngine {
     private var metricsByFamily: [String: TextMetrics] = [:]
     private var compiledByOrigin: [String: [CompiledClass]] = [:]
     private var metresPerUnitBySRS: [Int64: Double?] = [:]
+    private var annotationTableNames: [String]?
     /// Messages for the user (a missing font and its fallback), each once.
     public private(set) var warnings: [String] = []
 
@@ -32,6 +33,15 @@ public final class AnnotationEngine {
     public func forgetClasses() {
         compiledByOrigin.removeAll()
         metresPerUnitBySRS.removeAll()
+        annotationTableNames = nil
+    }
+
+    /// The store's annotation tables, read once.
+    func annotationTables() throws -> [String] {
+        if let known = annotationTableNames { return known }
+        let names = try store.annotationTableNames()
+        annotationTableNames = names
+        return names
     }
 
     /// The size in metres of the CRS unit of `srsID`, from the file's WKT, else from PROJ.
@@ -101,8 +111,14 @@ public final class AnnotationEngine {
         guard let annotationUnit = try metresPerUnit(annotationTable.srsID) else {
             throw AnnotationError.noLinearUnit(table: annotationTable.name, srsID: annotationTable.srsID)
         }
+        let (preferences, messages) = PlacementPreferences.parse(definition.placementParameters)
+        for message in messages {
+            let warning = "\(definition.annotationTable) class \(definition.classID): \(message)"
+            if !warnings.contains(warning) { warnings.append(warning) }
+        }
         return CompiledClass(
             definition: definition, expression: expression, condition: condition, metrics: try metrics(definition.fontName),
+            preferences: preferences,
             mapUnitsPerPoint: PlacementRules.mapUnitsPerPoint(referenceScale: definition.referenceScale, metresPerUnit: annotationUnit),
             originMetresPerUnit: try metresPerUnit(originTable.srsID))
     }
@@ -191,10 +207,19 @@ public final class AnnotationEngine {
         }
     }
 
-    /// `existing` brought in line with the class's rules for `feature`: the text (unless set by
-    /// hand) and the placement. A hand-placed anchor (`Override` position) is moved by the
-    /// distance the rules' anchor moved between `previousGeometry` and the feature's geometry;
-    /// a class that does not update on shape change keeps the stored anchor and angle.
+    /// `existing` brought in line with the class's rules for `feature` (docs/placement.md):
+    ///
+    /// - The text, unless set by hand.
+    /// - A hand-placed anchor (`Override` position) is moved by the distance the rules' anchor
+    ///   moved between `previousGeometry` and the feature's geometry; a class that does not
+    ///   update on shape change keeps the stored anchor and angle.
+    /// - A label whose inputs are unchanged — same class, the feature's shape not changed by this
+    ///   edit, and the rule placement still the one its `PlacedFrom` records — stays where it is
+    ///   (ArcGIS's or a person's choice included); a new text gets a new footprint there, and is
+    ///   placed again only when that footprint no longer fits among the labels around it.
+    /// - Otherwise, or with `replace`, the label is placed by the rules, conflict-aware
+    ///   (`placed(_:for:in:_:)`); `plan`, when given, holds the placement a whole-file solve
+    ///   chose for it.
     ///
     /// With a `translation` — the feature's new geometry is its old one moved by that vector —
     /// a row that stays in its class is carried rigidly instead (`AnnotationRow.translated`):
@@ -203,7 +228,8 @@ public final class AnnotationEngine {
     /// to the linked feature's geometry" (docs/placement.md, "Rigid moves"). A row that changes
     /// class is placed by its new class's rules.
     public func regenerated(_ existing: AnnotationRow, for feature: Feature, previousGeometry: Geometry?,
-                            translation: (dx: Double, dy: Double)? = nil, _ compiled: CompiledClass) throws -> AnnotationRow {
+                            translation: (dx: Double, dy: Double)? = nil, _ compiled: CompiledClass,
+                            replace: Bool = false, plan: PlacementPlan? = nil) throws -> AnnotationRow {
         if let translation, existing.classID == compiled.definition.classID {
             return existing.translated(dx: translation.dx, dy: translation.dy)
         }
@@ -212,23 +238,45 @@ public final class AnnotationEngine {
         if !row.override.contains(.text) { row.text = try text(of: feature, compiled) }
         let geometryChanged = previousGeometry != nil && previousGeometry != feature.geometry
         let rulePlacement = try placement(of: feature, compiled)
-        var placement = Placement(anchor: row.anchor ?? rulePlacement.anchor, angle: row.angle)
+        func basis(_ source: PlacementBasis.Source, _ anchor: Point) -> PlacementBasis {
+            PlacementBasis(source: source, anchor: anchor, ruleAnchor: rulePlacement.anchor, ruleAngle: rulePlacement.angle)
+        }
         if row.override.contains(.position) || (geometryChanged && !compiled.definition.updateOnShapeChange) {
+            var placement = Placement(anchor: row.anchor ?? rulePlacement.anchor, angle: row.angle)
             if geometryChanged, let previous = previousGeometry, let anchor = row.anchor {
                 let before = try self.placement(of: Feature(fid: feature.fid, geometry: previous, attributes: feature.attributes), compiled)
                 placement.anchor = Point(x: anchor.x + rulePlacement.anchor.x - before.anchor.x, y: anchor.y + rulePlacement.anchor.y - before.anchor.y)
             }
-        } else {
-            placement.anchor = rulePlacement.anchor
+            if !row.override.contains(.angle) && !(geometryChanged && !compiled.definition.updateOnShapeChange) {
+                placement.angle = rulePlacement.angle
+            }
+            row.anchor = placement.anchor
+            row.angle = placement.angle
+            row.status = 0
+            row.footprint = try footprint(text: row.text, placement: placement, row: row, compiled)
+            row.placedFrom = basis(row.override.contains(.position) ? .person : existing.placedFrom?.source ?? .rules, placement.anchor)
+            return row
         }
-        if !row.override.contains(.angle) && !(geometryChanged && !compiled.definition.updateOnShapeChange) {
-            placement.angle = rulePlacement.angle
+        let table = try store.featureTable(compiled.definition.annotationTable)
+        if !replace, existing.classID == row.classID, !geometryChanged, let anchor = existing.anchor, isPlaced(existing, from: rulePlacement, compiled) {
+            // What the label was placed from is unchanged: it stays.
+            if row.text == existing.text, existing.footprint != nil { return row }
+            row.footprint = try footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)
+            if existing.status == 0, try fits(row.footprint!, table: table, fid: row.fid, compiled) { return row }
         }
-        row.anchor = placement.anchor
-        row.angle = placement.angle
-        row.status = 0
-        row.footprint = try footprint(text: row.text, placement: placement, row: row, compiled)
-        return row
+        if row.override.contains(.angle) {
+            // A hand-set angle keeps the rule anchor: the candidates assume their own angles.
+            let placement = Placement(anchor: rulePlacement.anchor, angle: row.angle)
+            row.anchor = placement.anchor
+            row.status = 0
+            row.footprint = try footprint(text: row.text, placement: placement, row: row, compiled)
+            row.placedFrom = basis(.rules, placement.anchor)
+            return row
+        }
+        if let decided = plan?.decision(table: table.name, classID: row.classID, featureID: feature.fid) {
+            return decided.applied(to: row)
+        }
+        return try placed(row, for: feature, in: table, compiled)
     }
 
     /// Brings every annotation of origin feature `fid` of `originTable` in line with the classes
@@ -243,9 +291,11 @@ public final class AnnotationEngine {
     /// (`regenerated(_:for:previousGeometry:translation:_:)`).
     ///
     /// `reads`, when given, holds what this reads of the feature, read for many at once
-    /// (`reads(originTable:fids:features:)`) after the edit wrote them.
+    /// (`reads(originTable:fids:features:)`) after the edit wrote them. `plan`, when given, is a
+    /// whole-file placement (`regenerateAll(replace: true)`): every label is placed as it says.
     public func regenerate(originTable: String, fid: Int64, feature: Feature?, previousGeometry: Geometry?, isNew: Bool,
-                           translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil) throws -> [AnnotationChange] {
+                           translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil,
+                           plan: PlacementPlan? = nil) throws -> [AnnotationChange] {
         var changes: [AnnotationChange] = []
         let compiled = try classes(labelling: originTable)
         let byTable = Dictionary(grouping: compiled) { $0.definition.annotationTable.lowercased() }
@@ -263,7 +313,8 @@ public final class AnnotationEngine {
                     }
                 if let index {
                     let old = existing.remove(at: index)
-                    let updated = try regenerated(old, for: feature!, previousGeometry: previousGeometry, translation: translation, compiledClass)
+                    let updated = try regenerated(old, for: feature!, previousGeometry: previousGeometry, translation: translation, compiledClass,
+                                                  replace: plan != nil, plan: plan)
                     if updated.text.isEmpty {
                         try store.deleteAnnotation(fid: old.fid!, from: table)
                         changes.append(change(.deleted, table, old, nil))
@@ -274,6 +325,8 @@ public final class AnnotationEngine {
                 } else if !isNew || compiledClass.definition.autoCreate {
                     var row = try freshRow(for: feature!, compiledClass)
                     guard !row.text.isEmpty else { continue }
+                    row = try plan?.decision(table: table.name, classID: id, featureID: feature!.fid)?.applied(to: row)
+                        ?? placed(row, for: feature!, in: table, compiledClass)
                     row.fid = try store.insertAnnotation(row, into: table)
                     changes.append(change(.created, table, nil, row))
                 }
@@ -321,7 +374,7 @@ public struct RegenerationReads {
     /// The features read, by fid (empty when they were not asked for).
     public fileprivate(set) var features: [Int64: Feature] = [:]
     /// By annotation table (lowercased), each feature's rows.
-    fileprivate var rows: [String: [Int64: [AnnotationRow]]] = [:]
+    var rows: [String: [Int64: [AnnotationRow]]] = [:]
     /// By class, the features its where clause selects.
     fileprivate var selected: [String: Set<Int64>] = [:]
 
@@ -338,7 +391,12 @@ public struct RegenerationReads {
     }
 
     /// Whether `compiled` selects feature `fid`, nil when the class was not read.
-    fileprivate func selects(_ compiled: CompiledClass, _ fid: Int64) -> Bool? {
+    /// The rows of feature `featureID` read in annotation table `table`.
+    func rows(of table: String, featureID: Int64) -> [AnnotationRow] {
+        rows[table.lowercased()]?[featureID] ?? []
+    }
+
+    func selects(_ compiled: CompiledClass, _ fid: Int64) -> Bool? {
         selected[Self.key(compiled)].map { $0.contains(fid) }
     }
 }

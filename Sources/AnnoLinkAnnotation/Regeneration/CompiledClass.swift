@@ -9,6 +9,8 @@ public struct CompiledClass {
     /// when the class labels every feature.
     public let condition: SQLCondition?
     public let metrics: TextMetrics
+    /// How freely its labels may leave the rule placement (`placement_parameters`).
+    public let preferences: PlacementPreferences
     /// Map units (of the annotation table's CRS) per point of text at the reference scale.
     public let mapUnitsPerPoint: Double
     /// The size in metres of the origin CRS's unit, for `Length(…)`.

@@ -55,7 +55,10 @@ public struct MobileGeodatabaseImporter {
     ///   `SQLiteError`.
     public static func run(source: Connection, into package: GeoPackage) throws -> ImportReport {
         var importer = MobileGeodatabaseImporter(source: source, package: package)
-        try package.connection.write { try importer.importAll() }
+        try package.connection.write {
+            try importer.importAll()
+            importer.report.notConverted += try ArcGISPlacementRecord.write(into: package)
+        }
         return importer.report
     }
 

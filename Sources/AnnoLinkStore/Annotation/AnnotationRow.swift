@@ -43,11 +43,14 @@ public struct AnnotationRow: Hashable, Sendable {
     public var override: AnnotationOverride
     /// The footprint polygon; nil when the row has no geometry.
     public var footprint: Polygon?
+    /// Why the row is where it is (`PlacedFrom`); nil when unknown: written by another program
+    /// or by annolink before it kept it, or the table has no `PlacedFrom` column.
+    public var placedFrom: PlacementBasis?
 
     public init(
         fid: Int64? = nil, featureID: Int64?, classID: Int64, text: String, fontName: String, fontSize: Double,
         horizontalAlignment: Int, verticalAlignment: Int, anchor: Point?, angle: Double, xOffset: Double = 0,
-        yOffset: Double = 0, status: Int = 0, override: AnnotationOverride = [], footprint: Polygon?
+        yOffset: Double = 0, status: Int = 0, override: AnnotationOverride = [], footprint: Polygon?, placedFrom: PlacementBasis? = nil
     ) {
         self.fid = fid
         self.featureID = featureID
@@ -64,6 +67,7 @@ public struct AnnotationRow: Hashable, Sendable {
         self.status = status
         self.override = override
         self.footprint = footprint
+        self.placedFrom = placedFrom
     }
 }
 
@@ -91,32 +95,42 @@ extension GeoPackage {
         "fid", "geom", "FeatureID", "AnnotationClassID", "TextString", "FontName", "FontSize", "HorizontalAlignment",
         "VerticalAlignment", "AnchorX", "AnchorY", "Angle", "XOffset", "YOffset", "Status", "Override",
     ]
-    /// `annotationColumnNames` as an SQL column list.
-    public static let annotationColumns = annotationColumnNames.joined(separator: ", ")
-    /// How many columns `annotationColumns` lists.
-    public static var annotationColumnCount: Int { annotationColumnNames.count }
+    /// The column that records why a row is where it is (`PlacementBasis`), after
+    /// `annotationColumnNames`. Tables made by annolink before it have none: it then reads as
+    /// NULL and is not written (`annotationSelectList`).
+    public static let placedFromColumn = "PlacedFrom"
+    /// How many columns `annotationSelectList` lists: `annotationColumnNames` and `PlacedFrom`.
+    public static var annotationColumnCount: Int { annotationColumnNames.count + 1 }
+
+    /// The columns of `table` that make an `AnnotationRow`, as an SQL select list:
+    /// `annotationColumnNames`, then `PlacedFrom` (NULL when the table has no such column), each
+    /// qualified by `alias` when given.
+    public static func annotationSelectList(_ table: FeatureTable, alias: String? = nil) -> String {
+        let prefix = alias.map { $0 + "." } ?? ""
+        let placedFrom = table.column(placedFromColumn) == nil ? "NULL" : prefix + quoteIdentifier(placedFromColumn)
+        return (annotationColumnNames.map { prefix + quoteIdentifier($0) } + [placedFrom]).joined(separator: ", ")
+    }
+
+    /// The columns `insertAnnotation` and `updateAnnotation` write to `table`, in order: every
+    /// annotation column but `fid`, `PlacedFrom` only where the table has it.
+    public static func annotationWrittenColumns(_ table: FeatureTable) -> [String] {
+        Array(annotationColumnNames.dropFirst()) + (table.column(placedFromColumn) == nil ? [] : [placedFromColumn])
+    }
 
     /// The statements annolink runs on annotation tables.
     enum AnnotationStatement: Int {
         case rowsOfFeature, row, insert, update
 
-        func sql(_ table: String) -> String {
-            let t = quoteIdentifier(table)
+        func sql(_ table: FeatureTable) -> String {
+            let t = quoteIdentifier(table.name)
+            let written = GeoPackage.annotationWrittenColumns(table)
             switch self {
-            case .rowsOfFeature: return "SELECT \(GeoPackage.annotationColumns) FROM \(t) WHERE FeatureID = ? ORDER BY fid"
-            case .row: return "SELECT \(GeoPackage.annotationColumns) FROM \(t) WHERE fid = ?"
+            case .rowsOfFeature: return "SELECT \(GeoPackage.annotationSelectList(table)) FROM \(t) WHERE FeatureID = ? ORDER BY fid"
+            case .row: return "SELECT \(GeoPackage.annotationSelectList(table)) FROM \(t) WHERE fid = ?"
             case .insert:
-                return """
-                    INSERT INTO \(t) (geom, FeatureID, AnnotationClassID, TextString, FontName, FontSize,
-                      HorizontalAlignment, VerticalAlignment, AnchorX, AnchorY, Angle, XOffset, YOffset, Status, Override)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
+                return "INSERT INTO \(t) (\(written.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(written.map { _ in "?" }.joined(separator: ", ")))"
             case .update:
-                return """
-                    UPDATE \(t) SET geom = ?, FeatureID = ?, AnnotationClassID = ?, TextString = ?, FontName = ?,
-                      FontSize = ?, HorizontalAlignment = ?, VerticalAlignment = ?, AnchorX = ?, AnchorY = ?, Angle = ?, XOffset = ?,
-                      YOffset = ?, Status = ?, Override = ? WHERE fid = ?
-                    """
+                return "UPDATE \(t) SET \(written.map { quoteIdentifier($0) + " = ?" }.joined(separator: ", ")) WHERE fid = ?"
             }
         }
     }
@@ -124,7 +138,7 @@ extension GeoPackage {
     /// The prepared statement `kind` for `table`, reset: its SQL is built once per table, so
     /// that a bulk run does not build and hash the text for every row.
     func annotationStatement(_ kind: AnnotationStatement, _ table: FeatureTable) throws -> Statement {
-        try cachedStatement(key: StatementKey(kind: kind.rawValue, table: table.name)) { kind.sql(table.name) }
+        try cachedStatement(key: StatementKey(kind: kind.rawValue, table: table.name)) { kind.sql(table) }
     }
 
     /// Reads the annotation row of `table` the statement is on: the statement's columns from
@@ -160,7 +174,8 @@ extension GeoPackage {
             verticalAlignment: Int(s.int64(column(8))),
             anchor: s.isNull(column(9)) || s.isNull(column(10)) ? nil : Point(x: s.double(column(9)), y: s.double(column(10))),
             angle: s.double(column(11)), xOffset: s.double(column(12)), yOffset: s.double(column(13)), status: Int(s.int64(column(14))),
-            override: AnnotationOverride(rawValue: s.int64(column(15))), footprint: footprint)
+            override: AnnotationOverride(rawValue: s.int64(column(15))), footprint: footprint,
+            placedFrom: s.text(column(16)).flatMap(PlacementBasis.init(text:)))
     }
 
     /// The annotation rows of `table` linked to the origin feature `featureID`, in fid order.
@@ -201,6 +216,7 @@ extension GeoPackage {
         try s.bind(row.yOffset, at: 13)
         try s.bind(Int64(row.status), at: 14)
         try s.bind(row.override.rawValue, at: 15)
+        if table.column(Self.placedFromColumn) != nil { try s.bind(row.placedFrom.map { .text($0.text) } ?? .null, at: 16) }
     }
 
     /// Inserts `row` (its fid is chosen by SQLite) and returns the new fid.
@@ -217,15 +233,17 @@ extension GeoPackage {
         guard let fid = row.fid else { preconditionFailure("updateAnnotation needs a row with a fid") }
         let s = try annotationStatement(.update, table)
         try bindAnnotation(row, to: s, table: table)
-        try s.bind(fid, at: 16)
+        try s.bind(fid, at: Self.annotationWrittenColumns(table).count + 1)
         while try s.step() {}
     }
 
     /// The columns `updateAnnotationPlacements` writes, in the order of its values, with what
     /// each does when the annotation moves with its feature (for `JournalRecorder.captureMove`).
-    public static let annotationPlacementColumns: [MovedColumn] = [
-        .geometry("geom"), .kept("TextString"), .x("AnchorX"), .y("AnchorY"), .kept("Angle"), .kept("Status"),
-    ]
+    /// `PlacedFrom` only where the table has it.
+    public static func annotationPlacementColumns(_ table: FeatureTable) -> [MovedColumn] {
+        [.geometry("geom"), .kept("TextString"), .x("AnchorX"), .y("AnchorY"), .kept("Angle"), .kept("Status")]
+            + (table.column(placedFromColumn) == nil ? [] : [.kept(placedFromColumn)])
+    }
 
     /// The columns a rigid move of annotation changes (`GeoPackage.translate` with a
     /// `JournalRecorder.captureMove` of them): the footprint and the anchor, each moved by the
@@ -237,7 +255,7 @@ extension GeoPackage {
         [
             row.footprint.map { .blob(encode(.polygon($0), for: table)) } ?? .null, .text(row.text),
             row.anchor.map { .real($0.x) } ?? .null, row.anchor.map { .real($0.y) } ?? .null, .real(row.angle), .integer(Int64(row.status)),
-        ]
+        ] + (table.column(Self.placedFromColumn) == nil ? [] : [row.placedFrom.map { .text($0.text) } ?? .null])
     }
 
     /// Deletes annotation row `fid` of `table`.

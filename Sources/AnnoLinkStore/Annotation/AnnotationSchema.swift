@@ -44,6 +44,8 @@ enum AnnotationSchema {
         Column(name: "YOffset", type: "REAL", isNotNull: true, defaultSQL: "0"),
         Column(name: "Status", type: "INTEGER", isNotNull: true, defaultSQL: "0"),
         Column(name: "Override", type: "INTEGER", isNotNull: true, defaultSQL: "0"),
+        // Why the row is where it is (`PlacementBasis`); NULL: unknown. docs/format.md.
+        Column(name: "PlacedFrom", type: "TEXT"),
     ]
 }
 

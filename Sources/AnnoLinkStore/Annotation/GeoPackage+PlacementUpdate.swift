@@ -20,16 +20,16 @@ extension GeoPackage {
         _ regenerate: (_ row: AnnotationRow, _ origin: FunctionArguments) throws -> AnnotationRow?
     ) throws -> Int {
         let o = quoteIdentifier(originTable.name), originKey = quoteIdentifier(originTable.primaryKey)
-        let inputs = Self.annotationColumnNames.map { "a." + quoteIdentifier($0) }
+        let inputs = Self.annotationSelectList(table, alias: "a").components(separatedBy: ", ")
             + originColumns.map { "(SELECT o.\(quoteIdentifier($0)) FROM \(o) o WHERE o.\(originKey) = a.FeatureID)" }
         var written = 0
         try connection.updateComputed(
-            table: table.name, key: table.primaryKey, columns: Self.annotationPlacementColumns.map(\.name), rowsWhere: condition,
+            table: table.name, key: table.primaryKey, columns: Self.annotationPlacementColumns(table).map(\.name), rowsWhere: condition,
             scanning: scanning, inputs: inputs
         ) { fid, row in
             let existing = try annotationRow(from: row, table: table, withFootprint: false)
             let origin = row.dropFirst(Self.annotationColumnCount)
-            let before = Self.placementIndices.map(row.value)
+            let before = Self.placementIndices(table).map(row.value)
             guard let regenerated = try regenerate(existing, origin) else { return before }
             let after = placementValues(of: regenerated, in: table)
             try move?.changed(key: fid, before: before, after: after)
@@ -41,5 +41,9 @@ extension GeoPackage {
     }
 
     /// Where the placement columns are among `annotationColumnNames`.
-    static let placementIndices = annotationPlacementColumns.map { column in annotationColumnNames.firstIndex(of: column.name)! }
+    static func placementIndices(_ table: FeatureTable) -> [Int] {
+        annotationPlacementColumns(table).map { column in
+            column.name == placedFromColumn ? annotationColumnNames.count : annotationColumnNames.firstIndex(of: column.name)!
+        }
+    }
 }

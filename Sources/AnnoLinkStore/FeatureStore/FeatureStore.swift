@@ -116,12 +116,11 @@ public protocol FeatureStore: AnyObject {
                                   _ body: (FeatureTable) throws -> T) throws -> T
 
     /// Runs `body`, a regeneration of whole annotation tables (`annotate --regenerate`), as one
-    /// transaction; returns the journal entry it made, nil when none. A GeoPackage records none:
-    /// its writer holds the whole file, so no one edits meanwhile, and a session changeset of
-    /// every row regenerated would be held in memory until the end (about 0.7 kB a row; a
-    /// regeneration after an import rewrites every label). PostGIS records one entry
-    /// (`journal().recordEdit`): the rows are locked as an edit locks them, so that editors
-    /// working meanwhile wait instead of being overwritten, and `undo` takes it back.
+    /// transaction recorded as one journal entry (`journal().recordEdit`), so that `undo` takes
+    /// it back exactly; returns the entry, nil when nothing changed. On PostGIS the rows are
+    /// locked as an edit locks them, so that editors working meanwhile wait instead of being
+    /// overwritten. On a GeoPackage the entry's changeset is held in memory until the end
+    /// (about 0.7 kB a row changed; `--replace` after an import rewrites every label).
     func recordRegeneration<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?)
 
     // MARK: Edits

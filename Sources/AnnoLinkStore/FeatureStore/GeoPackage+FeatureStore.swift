@@ -63,9 +63,9 @@ extension GeoPackage: FeatureStore {
         try connection.withoutCommitting(body)
     }
 
-    /// One write transaction, not journaled (`FeatureStore.recordRegeneration` says why).
+    /// One journal entry, as any edit (`FeatureStore.recordRegeneration`).
     public func recordRegeneration<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?) {
-        (try connection.write(body), nil)
+        try journal().recordEdit(command: command, summary: summary, body)
     }
 
     /// A new table gets its R-tree once its rows are in (one pass instead of one trigger call

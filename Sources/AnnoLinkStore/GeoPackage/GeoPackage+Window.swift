@@ -44,7 +44,7 @@ extension GeoPackage {
         switch reading {
         case .box: break
         case .geometry: columns = ["t." + quoteIdentifier(table.geometryColumn)]
-        case .annotation: columns = GeoPackage.annotationColumnNames.map { "t." + quoteIdentifier($0) }
+        case .annotation: columns = [GeoPackage.annotationSelectList(table, alias: "t")]
         }
         let t = quoteIdentifier(table.name), pk = "t." + quoteIdentifier(table.primaryKey)
         guard table.hasSpatialIndex else {
