@@ -66,6 +66,16 @@ struct AnnotateCommand: ParsableCommand {
         for point placement, 1.5 for line placement, as ArcGIS
         placed the Loudoun labels)
         """)
+    static let removeDuplicates = ArgumentDeclaration.option("--remove-duplicates", value: "PT", help: """
+        label one feature of each group with the same text within PT
+        points (at the reference scale); the others get Status 1
+        (ArcGIS's remove duplicate labels: one entrance per address)
+        """)
+    static let preferences = ArgumentDeclaration.option("--placement-parameters", value: "JSON", help: """
+        placement preferences as a JSON object: aroundPoint,
+        slideTolerance, slideSteps, otherSide, removeDuplicates,
+        clearance (docs/format.md, "Placement preferences")
+        """)
     static let noAutoCreate = ArgumentDeclaration.flag("--no-auto-create", help: "do not create annotation for features added later")
     static let noUpdateOnShapeChange = ArgumentDeclaration.flag("--no-update-on-shape-change", help: "keep the placement when a feature's shape changes")
     static let json = ArgumentDeclaration.flag("--json", help: """
@@ -89,7 +99,8 @@ struct AnnotateCommand: ParsableCommand {
     static let origin = ArgumentDeclaration.option("--origin", value: "TABLE", help: "the feature table to label")
     static let into = ArgumentDeclaration.option("--into", value: "ANNO_TABLE", help: "the annotation table to write (created when missing)")
     static let arguments = [
-        SetCommand.file, origin, into, regenerate, replace, dryRun, expression, placement, classID, name, whereClause, font, size, scale, offset, noAutoCreate,
+        SetCommand.file, origin, into, regenerate, replace, dryRun, expression, placement, classID, name, whereClause, font, size, scale, offset,
+        removeDuplicates, preferences, noAutoCreate,
         noUpdateOnShapeChange, json,
     ]
 
@@ -108,6 +119,7 @@ struct AnnotateCommand: ParsableCommand {
     var size: Double
     var scale: Double
     var offset: Double?
+    var placementParameters: String?
     var autoCreate: Bool
     var updateOnShapeChange: Bool
     var path: String
@@ -128,14 +140,35 @@ struct AnnotateCommand: ParsableCommand {
         size = try arguments.option(Self.size, as: "a positive number") { decimalNumber($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 10
         scale = try arguments.option(Self.scale, as: "a positive number") { decimalNumber($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? 1200
         offset = try arguments.option(Self.offset, as: "a number") { decimalNumber($0).flatMap { $0.isFinite ? $0 : nil } }
+        let duplicates = try arguments.option(Self.removeDuplicates, as: "a number of points, 0 or more") {
+            decimalNumber($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
+        }
+        placementParameters = try Self.placementParameters(arguments.option(Self.preferences), removeDuplicates: duplicates)
         autoCreate = !arguments.flag(Self.noAutoCreate)
         updateOnShapeChange = !arguments.flag(Self.noUpdateOnShapeChange)
         path = try arguments.positional(SetCommand.file)
     }
 
+    /// The class's `placement_parameters`: `json` (which must be an object whose preferences
+    /// read without complaint) with `removeDuplicates` set when given; nil when neither is.
+    static func placementParameters(_ json: String?, removeDuplicates: Double?) throws -> String? {
+        guard json != nil || removeDuplicates != nil else { return nil }
+        var object: [String: Any] = [:]
+        if let json {
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+                throw CommandError.usage("--placement-parameters must be a JSON object, e.g. '{\"slideTolerance\": 12}'")
+            }
+            object = parsed
+        }
+        if let removeDuplicates { object["removeDuplicates"] = removeDuplicates }
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        if let problem = PlacementPreferences.parse(text).messages.first { throw CommandError.usage("--placement-parameters: \(problem)") }
+        return text
+    }
+
     mutating func validate() throws {
         if regenerate {
-            guard origin == nil, expression == nil, placement == nil else {
+            guard origin == nil, expression == nil, placement == nil, placementParameters == nil else {
                 throw CommandError.usage("--regenerate takes only --into; the classes are already registered")
             }
             return
@@ -210,7 +243,7 @@ struct AnnotateCommand: ParsableCommand {
                 annotationTable: annotationTable.name, classID: id, name: name, originTable: originTable.name, whereClause: whereClause,
                 expression: expression, fontName: font, fontSize: size, horizontalAlignment: 1, verticalAlignment: 2,
                 referenceScale: scale, placement: placement, placementOffset: offset ?? (placement == .point ? 3.35 : 1.5),
-                autoCreate: autoCreate, updateOnShapeChange: updateOnShapeChange)
+                placementParameters: placementParameters, autoCreate: autoCreate, updateOnShapeChange: updateOnShapeChange)
             try store.saveAnnotationClass(definition)
             let compiled = try engine.classes(labelling: originTable.name).first {
                 $0.definition.annotationTable == annotationTable.name && $0.definition.classID == id

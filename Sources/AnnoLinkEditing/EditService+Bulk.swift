@@ -180,7 +180,7 @@ extension EditService {
                 if isAnnotationTable {
                     try annotationEditedByHand(table, fid: fid, fields: Set(fields))
                 } else {
-                    change.annotation = try regenerate(table, fid: fid, previousGeometry: nil, reads: reads)
+                    change.annotation = try regenerate(table, fid: fid, previousGeometry: nil, reads: reads, fitting: false)
                 }
             } finish: {
                 for name in Set(try annotation.classes(labelling: table.name).map(\.definition.annotationTable)) {
@@ -219,7 +219,7 @@ extension EditService {
                     if isAnnotationTable {
                         try annotationEditedByHand(table, fid: fid, fields: Set(fields))
                     } else {
-                        change.annotation = try regenerate(table, fid: fid, previousGeometry: nil)
+                        change.annotation = try regenerate(table, fid: fid, previousGeometry: nil, fitting: false)
                     }
                     result.annotation.add(change.annotation)
                     result.changes?.append(change)
@@ -340,7 +340,7 @@ extension EditService {
                     var attributes: [String: SQLValue] = [:]
                     for (i, field) in read.enumerated() { attributes[field] = origin.value(1 + i) }
                     let updated = try annotation.regenerated(row, for: Feature(fid: fid, geometry: geometry, attributes: attributes),
-                                                             previousGeometry: nil, compiled)
+                                                             previousGeometry: nil, compiled, fitting: false)
                     if geometry.isEmpty || updated.text.isEmpty {
                         leftOver.insert(fid)
                         return nil
@@ -362,7 +362,7 @@ extension EditService {
                 for row in missing { if let fid = row[0].integerValue { leftOver.insert(fid) } }
             }
         }
-        for fid in leftOver.sorted() { result.annotation.add(try regenerate(table, fid: fid, previousGeometry: nil)) }
+        for fid in leftOver.sorted() { result.annotation.add(try regenerate(table, fid: fid, previousGeometry: nil, fitting: false)) }
         progress(count, count)
     }
 

@@ -116,10 +116,11 @@ public final class EditService {
     /// edit moved the feature by that vector) its annotation is carried rigidly. `reads`: what
     /// that reads of the feature, read with others of a bulk edit's batch after they were written.
     func regenerate(_ table: FeatureTable, fid: Int64, previousGeometry: Geometry?, isNew: Bool = false, deleted: Bool = false,
-                    translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil) throws -> [AnnotationChange] {
+                    translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil,
+                    fitting: Bool = true) throws -> [AnnotationChange] {
         let feature = deleted ? nil : try reads?.feature(fid, of: table.name) ?? store.feature(table, fid: fid)
         return try annotation.regenerate(originTable: table.name, fid: fid, feature: feature, previousGeometry: previousGeometry, isNew: isNew,
-                                         translation: translation, reads: reads)
+                                         translation: translation, reads: reads, fitting: fitting)
     }
 
     /// Every geometry column write refreshes the table's extent in `gpkg_contents`.

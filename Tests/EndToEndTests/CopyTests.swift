@@ -14,6 +14,9 @@ import Testing
         #expect(fixed.status == 0, "check --fix: \(fixed.stderr)")
         let clean = try Harness.annolink("check", path)
         #expect(clean.status == 0, "check after --fix: \(clean.stdout)")
+        // One journal entry, so that the copies have a journal to leave behind.
+        let replaced = try Harness.annolink("annotate", path, "--regenerate", "--replace")
+        #expect(replaced.stdout.contains("journal entry 1"), "\(replaced.stdout) \(replaced.stderr)")
         return path
     }
 

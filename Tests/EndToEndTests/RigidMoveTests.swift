@@ -87,6 +87,9 @@ struct RigidMoveEndToEndTests {
     @Test("translate --by 100,-50 moves the selected labels, ArcGIS's off-rule ones too, by exactly (100, -50); check as before; undo exact")
     func translate() throws {
         guard let path = try Harness.importLoudoun() else { return }
+        // Without their placement records (as annolink wrote them before it kept them), the 21
+        // labels ArcGIS's engine placed off the rules' position read as stale placements.
+        _ = try Harness.sqlite(path, "UPDATE ParcelLinesAnno_1 SET PlacedFrom = NULL; UPDATE Loudoun_Address_PointsAnno_1 SET PlacedFrom = NULL")
         let original = try Harness.dump(path)
         let problems = try problems(path)
         // ArcGIS's placements the rules do not give (docs/checks.md): 21 of them, address labels 10 and 24 among them.

@@ -33,16 +33,20 @@ extension AnnotationEngine {
     }
 
     /// The outlines of the placed labels (`Status` 0, with a footprint) of every annotation table
-    /// in `srsID` whose boxes meet `box`, but row `fid` of `table` (the label being placed).
-    func obstacles(meeting box: Envelope, srsID: Int64, excluding table: String, fid: Int64?) throws -> [LabelOutline] {
+    /// in `srsID` whose boxes meet `box`, but row `fid` of `table` (the label being placed) and,
+    /// with `feature`, the other labels of that feature of `compiled`'s origin table.
+    func obstacles(meeting box: Envelope, srsID: Int64, excluding table: String, fid: Int64?, feature: Int64? = nil,
+                   _ compiled: CompiledClass? = nil) throws -> [LabelOutline] {
         var outlines: [LabelOutline] = []
+        let siblings = try feature == nil ? [] : Set(classes(labelling: compiled!.definition.originTable).map { $0.definition.annotationTable.lowercased() })
         for name in try annotationTables() {
             let other = try store.featureTable(name)
             guard other.srsID == srsID else { continue }
-            let same = name.lowercased() == table.lowercased()
+            let same = name.lowercased() == table.lowercased(), sibling = siblings.contains(name.lowercased())
             try store.forEachIndexedRow(other, meeting: box, size: .any, reading: .annotation) { indexed in
                 guard let row = indexed.annotation, row.status == 0, let footprint = row.footprint else { return }
                 if same, indexed.fid == fid { return }
+                if sibling, let feature, row.featureID == feature { return }
                 outlines.append(LabelOutline(footprint))
             }
         }
@@ -50,11 +54,12 @@ extension AnnotationEngine {
     }
 
     /// Whether `footprint` of row `fid` of `table` keeps `compiled`'s clearance from every
-    /// placed label around it.
-    func fits(_ footprint: Polygon, table: FeatureTable, fid: Int64?, _ compiled: CompiledClass) throws -> Bool {
+    /// placed label around it, the other labels of `feature` aside.
+    func fits(_ footprint: Polygon, table: FeatureTable, fid: Int64?, feature: Int64, _ compiled: CompiledClass) throws -> Bool {
         let outline = LabelOutline(footprint)
         let gap = clearance(compiled)
-        let around = try obstacles(meeting: outline.envelope.expanded(by: gap), srsID: table.srsID, excluding: table.name, fid: fid)
+        let around = try obstacles(meeting: outline.envelope.expanded(by: gap), srsID: table.srsID, excluding: table.name, fid: fid,
+                                   feature: feature, compiled)
         return !around.contains { $0.intersects(outline, clearance: gap) }
     }
 

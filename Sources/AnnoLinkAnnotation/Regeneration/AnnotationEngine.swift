@@ -220,18 +220,31 @@ public final class AnnotationEngine {
     /// - Otherwise, or with `replace`, the label is placed by the rules, conflict-aware
     ///   (`placed(_:for:in:_:)`); `plan`, when given, holds the placement a whole-file solve
     ///   chose for it.
+    /// - Without `fitting` (bulk edits: every label keeps its place, `check` finds the texts
+    ///   that no longer fit) a label that keeps its place is not placed again, and a carried one
+    ///   is not looked at.
     ///
     /// With a `translation` — the feature's new geometry is its old one moved by that vector —
     /// a row that stays in its class is carried rigidly instead (`AnnotationRow.translated`):
     /// anchor and footprint moved by exactly the vector, text and angle as they are, no rule
-    /// run. Esri: "the position of the annotation will transform to match any transformation
+    /// run — unless it lands on a label it was clear of before the move (its own feature's
+    /// other labels aside): then it is placed by the rules, conflict-aware. A move creates no
+    /// overlap, and does not mend an old one. Esri: "the position of the annotation will transform to match any transformation
     /// to the linked feature's geometry" (docs/placement.md, "Rigid moves"). A row that changes
     /// class is placed by its new class's rules.
     public func regenerated(_ existing: AnnotationRow, for feature: Feature, previousGeometry: Geometry?,
                             translation: (dx: Double, dy: Double)? = nil, _ compiled: CompiledClass,
-                            replace: Bool = false, plan: PlacementPlan? = nil) throws -> AnnotationRow {
+                            replace: Bool = false, plan: PlacementPlan? = nil, fitting: Bool = true) throws -> AnnotationRow {
         if let translation, existing.classID == compiled.definition.classID {
-            return existing.translated(dx: translation.dx, dy: translation.dy)
+            let carried = existing.translated(dx: translation.dx, dy: translation.dy)
+            // A label carried onto another is placed again among its new neighbours; one set
+            // by hand, or not placed, is carried as it is.
+            let table = try store.featureTable(compiled.definition.annotationTable)
+            guard fitting, carried.status == 0, let footprint = carried.footprint, carried.override.isDisjoint(with: [.position, .angle]),
+                  let old = existing.footprint, existing.anchor != nil,
+                  !(try fits(footprint, table: table, fid: carried.fid, feature: feature.fid, compiled)),
+                  try fits(old, table: table, fid: existing.fid, feature: feature.fid, compiled)
+            else { return carried }
         }
         var row = existing
         row.classID = compiled.definition.classID
@@ -262,7 +275,8 @@ public final class AnnotationEngine {
             // What the label was placed from is unchanged: it stays.
             if row.text == existing.text, existing.footprint != nil { return row }
             row.footprint = try footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)
-            if existing.status == 0, try fits(row.footprint!, table: table, fid: row.fid, compiled) { return row }
+            if !fitting || existing.status != 0 { return row }
+            if try fits(row.footprint!, table: table, fid: row.fid, feature: feature.fid, compiled) { return row }
         }
         if row.override.contains(.angle) {
             // A hand-set angle keeps the rule anchor: the candidates assume their own angles.
@@ -295,7 +309,7 @@ public final class AnnotationEngine {
     /// whole-file placement (`regenerateAll(replace: true)`): every label is placed as it says.
     public func regenerate(originTable: String, fid: Int64, feature: Feature?, previousGeometry: Geometry?, isNew: Bool,
                            translation: (dx: Double, dy: Double)? = nil, reads: RegenerationReads? = nil,
-                           plan: PlacementPlan? = nil) throws -> [AnnotationChange] {
+                           plan: PlacementPlan? = nil, fitting: Bool = true) throws -> [AnnotationChange] {
         var changes: [AnnotationChange] = []
         let compiled = try classes(labelling: originTable)
         let byTable = Dictionary(grouping: compiled) { $0.definition.annotationTable.lowercased() }
@@ -314,7 +328,7 @@ public final class AnnotationEngine {
                 if let index {
                     let old = existing.remove(at: index)
                     let updated = try regenerated(old, for: feature!, previousGeometry: previousGeometry, translation: translation, compiledClass,
-                                                  replace: plan != nil, plan: plan)
+                                                  replace: plan != nil, plan: plan, fitting: fitting)
                     if updated.text.isEmpty {
                         try store.deleteAnnotation(fid: old.fid!, from: table)
                         changes.append(change(.deleted, table, old, nil))
