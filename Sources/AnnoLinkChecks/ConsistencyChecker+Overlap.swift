@@ -1,0 +1,214 @@
+import AnnoLinkEngine
+import AnnoLinkGeometry
+import AnnoLinkStore
+
+extension ConsistencyChecker {
+    /// The codes of the review pass: what a reviewer sees on the map rather than a row out of
+    /// step with its rules.
+    static let reviewCodes: Set<ProblemCode> = [.overlappingAnnotation, .unplacedAnnotation]
+
+    /// The annotation rows the review pass reads, across every annotation table: the placed ones
+    /// (`Status` 0, with a footprint) with their footprint and envelope, in (table name, fid)
+    /// order, so that a label's index orders the labels as the pass reports them.
+    struct PlacedLabels {
+        /// The annotation tables, sorted by name; `table[i]` indexes this.
+        var tables: [FeatureTable] = []
+        var table: [Int32] = []
+        var fid: [Int64] = []
+        var text: [String] = []
+        var classID: [Int64] = []
+        var featureID: [Int64?] = []
+        var footprint: [Geometry] = []
+        var envelope: [Envelope] = []
+
+        var count: Int { fid.count }
+
+        mutating func append(table: Int32, row: AnnotationRow, footprint: Geometry, envelope: Envelope) {
+            self.table.append(table)
+            fid.append(row.fid ?? 0)
+            text.append(row.text)
+            classID.append(row.classID)
+            featureID.append(row.featureID)
+            self.footprint.append(footprint)
+            self.envelope.append(envelope)
+        }
+
+        /// The row `label` names, as a problem names another row.
+        func reference(_ label: Int) -> AnnotationReference {
+            AnnotationReference(annotationTable: tables[Int(table[label])].name, annotationFid: fid[label], text: text[label])
+        }
+    }
+
+    /// Two placed labels whose footprints intersect: `first` before `second` in
+    /// `PlacedLabels` order. What a repair that re-places one of them would start from.
+    struct OverlappingPair: Hashable {
+        var first: Int
+        var second: Int
+        /// Why GEOS could not test the footprints exactly (only their envelopes were seen to
+        /// meet); nil when it did.
+        var undecided: String?
+    }
+
+    /// The review pass: reports every annotation row of `inScope` with `Status` 1 as
+    /// `unplaced-annotation`, and every pair of placed labels whose footprints intersect
+    /// (touching counts) as one `overlapping-annotation`, in any annotation table — a parcel
+    /// label over an address label is one. The pair is reported on the row with the lower
+    /// (table name, fid), or on the row in scope when only one is, naming the other.
+    ///
+    /// Reads every annotation table once through the store's protocol (the same on a GeoPackage
+    /// and on PostGIS) and holds the placed labels' footprints in memory (about 300 bytes a
+    /// label). Candidate pairs come from a uniform grid of the footprints' envelopes, with a
+    /// cell about the size of a label, so that the work grows with the labels and their
+    /// neighbours, not with the square of the labels; each candidate is then tested exactly
+    /// with GEOS, the lower label prepared once for all its candidates.
+    ///
+    /// - Returns: the annotation rows of `inScope` read.
+    func checkPlacedAnnotation(inScope: [FeatureTable], report: (Problem) throws -> Void, tick: () -> Void) throws -> Int {
+        let reportsUnplaced = codes.contains(.unplacedAnnotation), reportsOverlap = codes.contains(.overlappingAnnotation)
+        guard reportsUnplaced || reportsOverlap else { return 0 }
+        var read = 0
+        let scope = Set(inScope.map { $0.name.lowercased() })
+        var origins: [String: String] = [:]
+        for d in try store.annotationClasses() { origins[Self.classKey(d.annotationTable, d.classID)] = d.originTable }
+
+        var labels = PlacedLabels()
+        var tableNames = try store.annotationTableNames()
+        for t in inScope where !tableNames.contains(where: { $0.lowercased() == t.name.lowercased() }) { tableNames.append(t.name) }
+        labels.tables = try tableNames.map { try store.featureTable($0) }.sorted { $0.name < $1.name }
+        for (index, table) in labels.tables.enumerated() {
+            let isInScope = scope.contains(table.name.lowercased())
+            // Other tables matter only as the second label of a pair.
+            guard isInScope || reportsOverlap else { continue }
+            let fields = Set(["TextString", "Status", "AnnotationClassID", "FeatureID"].compactMap { table.column($0)?.name })
+            try store.forEachFeature(table, matching: nil, fields: fields) { feature in
+                if isInScope {
+                    read += 1
+                    tick()
+                }
+                let stored = Self.storedAnnotation(feature, table: table)
+                let row = stored.row
+                if row.status == 1 {
+                    guard isInScope, reportsUnplaced else { return }
+                    let origin = origins[Self.classKey(table.name, row.classID)]
+                    try report(Problem(
+                        code: .unplacedAnnotation, annotationTable: table.name, annotationFid: feature.fid, classID: row.classID,
+                        originTable: origin, originFid: row.featureID,
+                        message: "'\(row.text)' is unplaced (Status 1): it is stored where it would go, and maps do not draw it until it is placed"))
+                    return
+                }
+                guard reportsOverlap, row.status == 0, let geometry = feature.geometry, let envelope = geometry.envelope,
+                      envelope.minX.isFinite, envelope.maxX.isFinite, envelope.minY.isFinite, envelope.maxY.isFinite
+                else { return }
+                labels.append(table: Int32(index), row: row, footprint: geometry, envelope: envelope)
+            }
+        }
+        guard reportsOverlap else { return read }
+
+        let pairs = try Self.overlappingPairs(labels)
+        for pair in pairs {
+            let firstInScope = scope.contains(labels.tables[Int(labels.table[pair.first])].name.lowercased())
+            let (on, other) = firstInScope ? (pair.first, pair.second) : (pair.second, pair.first)
+            guard firstInScope || scope.contains(labels.tables[Int(labels.table[on])].name.lowercased()) else { continue }
+            let subject = labels.reference(on), overlapped = labels.reference(other)
+            var message = "'\(subject.text)' overlaps \(overlapped.annotationTable) fid \(overlapped.annotationFid) '\(overlapped.text)': their footprints intersect"
+            if let reason = pair.undecided { message += " (their envelopes meet; GEOS could not test them exactly: \(reason))" }
+            let table = labels.tables[Int(labels.table[on])]
+            try report(Problem(
+                code: .overlappingAnnotation, annotationTable: table.name, annotationFid: subject.annotationFid, classID: labels.classID[on],
+                originTable: origins[Self.classKey(table.name, labels.classID[on])], originFid: labels.featureID[on], message: message,
+                overlapped: overlapped))
+        }
+        return read
+    }
+
+    /// The pairs of `labels` whose footprints intersect, ordered by first label then second.
+    ///
+    /// Each label's envelope is entered in the cells of a uniform grid it covers; two labels are
+    /// a candidate where their envelopes meet, found in the one cell holding the lower-left
+    /// corner of the envelopes' intersection, so that no pair is found twice. A label covering
+    /// more than `largeLabelCells` cells (a footprint far larger than the rest) stays out of the
+    /// grid and is compared with every label instead.
+    static func overlappingPairs(_ labels: PlacedLabels) throws -> [OverlappingPair] {
+        let n = labels.count
+        guard n > 1 else { return [] }
+        // A cell about as large as a typical label: each label then covers a few cells, and a
+        // cell holds a label and its neighbours.
+        let meanSize = labels.envelope.reduce(0.0) { $0 + max($1.width, $1.height) } / Double(n)
+        let cell = meanSize > 0 && meanSize.isFinite ? meanSize : 1
+        let origin = labels.envelope.reduce(Point(x: .infinity, y: .infinity)) { Point(x: min($0.x, $1.minX), y: min($0.y, $1.minY)) }
+        func cellIndex(_ value: Double, _ start: Double) -> Int64 { Int64(((value - start) / cell).rounded(.down)) }
+        func key(_ x: Int64, _ y: Int64) -> UInt64 { UInt64(truncatingIfNeeded: x) << 32 | UInt64(truncatingIfNeeded: y) & 0xFFFF_FFFF }
+
+        var entries: [(key: UInt64, label: Int32)] = []
+        entries.reserveCapacity(n * 4)
+        var large: [Int] = []
+        for i in 0..<n {
+            let e = labels.envelope[i]
+            let x0 = cellIndex(e.minX, origin.x), x1 = cellIndex(e.maxX, origin.x)
+            let y0 = cellIndex(e.minY, origin.y), y1 = cellIndex(e.maxY, origin.y)
+            guard (x1 - x0 + 1) * (y1 - y0 + 1) <= largeLabelCells, x1 < 1 << 31, y1 < 1 << 31 else {
+                large.append(i)
+                continue
+            }
+            for x in x0...x1 {
+                for y in y0...y1 { entries.append((key(x, y), Int32(i))) }
+            }
+        }
+        entries.sort { ($0.key, $0.label) < ($1.key, $1.label) }
+
+        var candidates: [(Int, Int)] = []
+        var start = 0
+        while start < entries.count {
+            var end = start + 1
+            while end < entries.count, entries[end].key == entries[start].key { end += 1 }
+            let here = entries[start].key
+            for p in start..<end {
+                let a = Int(entries[p].label), ea = labels.envelope[a]
+                for q in (p + 1)..<end {
+                    let b = Int(entries[q].label), eb = labels.envelope[b]
+                    guard ea.intersects(eb) else { continue }
+                    let corner = key(cellIndex(max(ea.minX, eb.minX), origin.x), cellIndex(max(ea.minY, eb.minY), origin.y))
+                    if corner == here { candidates.append((a, b)) }
+                }
+            }
+            start = end
+        }
+        let isLarge = Set(large)
+        for a in large {
+            for b in 0..<n where b != a && !(isLarge.contains(b) && b < a) && labels.envelope[a].intersects(labels.envelope[b]) {
+                candidates.append((min(a, b), max(a, b)))
+            }
+        }
+        candidates.sort { $0 < $1 }
+
+        let engine = try GeometryEngine()
+        var pairs: [OverlappingPair] = []
+        var prepared: (label: Int, geometry: GEOSPreparedGeometry?, reason: String?)?
+        for (a, b) in candidates {
+            if prepared?.label != a {
+                do {
+                    prepared = (a, try GEOSPreparedGeometry(engine.geos(labels.footprint[a])), nil)
+                } catch let error as GEOSError {
+                    prepared = (a, nil, error.description)
+                }
+            }
+            do {
+                guard let geometry = prepared?.geometry else {
+                    pairs.append(OverlappingPair(first: a, second: b, undecided: prepared?.reason))
+                    continue
+                }
+                if try geometry.intersects(engine.geos(labels.footprint[b])) { pairs.append(OverlappingPair(first: a, second: b)) }
+            } catch let error as GEOSError {
+                pairs.append(OverlappingPair(first: a, second: b, undecided: error.description))
+            }
+        }
+        return pairs
+    }
+
+    /// The most grid cells a label's envelope may cover before the overlap search compares it
+    /// with every label instead (a footprint some 30 labels across each way).
+    static let largeLabelCells: Int64 = 1024
+
+    /// The key of class `classID` of annotation table `table`.
+    static func classKey(_ table: String, _ classID: Int64) -> String { "\(table.lowercased())\u{0}\(classID)" }
+}
