@@ -23,9 +23,9 @@ extension ConsistencyChecker {
 
         var count: Int { fid.count }
 
-        mutating func append(table: Int32, row: AnnotationRow, footprint: Geometry, envelope: Envelope) {
+        mutating func append(table: Int32, row: ReviewedRow, footprint: Geometry, envelope: Envelope) {
             self.table.append(table)
-            fid.append(row.fid ?? 0)
+            fid.append(row.fid)
             text.append(row.text)
             classID.append(row.classID)
             featureID.append(row.featureID)
@@ -37,6 +37,38 @@ extension ConsistencyChecker {
         func reference(_ label: Int) -> AnnotationReference {
             AnnotationReference(annotationTable: tables[Int(table[label])].name, annotationFid: fid[label], text: text[label])
         }
+    }
+
+    /// The columns of an annotation row the review pass reads, as the table spells them.
+    struct ReviewedColumns {
+        var text, status, classID, featureID: String?
+
+        init(_ table: FeatureTable) {
+            text = table.column("TextString")?.name
+            status = table.column("Status")?.name
+            classID = table.column("AnnotationClassID")?.name
+            featureID = table.column("FeatureID")?.name
+        }
+
+        var names: Set<String> { Set([text, status, classID, featureID].compactMap { $0 }) }
+
+        /// What the pass needs of `feature`: a missing or NULL `Status` counts as placed, as
+        /// the annotation pass reads it.
+        func row(_ feature: Feature) -> ReviewedRow {
+            func value(_ name: String?) -> SQLValue? { name.flatMap { feature.attributes[$0] } }
+            return ReviewedRow(
+                fid: feature.fid, text: value(text)?.textValue ?? "", status: value(status)?.integerValue ?? 0,
+                classID: value(classID)?.integerValue ?? 0, featureID: value(featureID)?.integerValue)
+        }
+    }
+
+    /// One annotation row as the review pass reads it.
+    struct ReviewedRow {
+        var fid: Int64
+        var text: String
+        var status: Int64
+        var classID: Int64
+        var featureID: Int64?
     }
 
     /// Two placed labels whose footprints intersect: `first` before `second` in
@@ -79,14 +111,13 @@ extension ConsistencyChecker {
             let isInScope = scope.contains(table.name.lowercased())
             // Other tables matter only as the second label of a pair.
             guard isInScope || reportsOverlap else { continue }
-            let fields = Set(["TextString", "Status", "AnnotationClassID", "FeatureID"].compactMap { table.column($0)?.name })
-            try store.forEachFeature(table, matching: nil, fields: fields) { feature in
+            let columns = ReviewedColumns(table)
+            try store.forEachFeature(table, matching: nil, fields: columns.names) { feature in
                 if isInScope {
                     read += 1
                     tick()
                 }
-                let stored = Self.storedAnnotation(feature, table: table)
-                let row = stored.row
+                let row = columns.row(feature)
                 if row.status == 1 {
                     guard isInScope, reportsUnplaced else { return }
                     let origin = origins[Self.classKey(table.name, row.classID)]
@@ -139,7 +170,7 @@ extension ConsistencyChecker {
         func cellIndex(_ value: Double, _ start: Double) -> Int64 { Int64(((value - start) / cell).rounded(.down)) }
         func key(_ x: Int64, _ y: Int64) -> UInt64 { UInt64(truncatingIfNeeded: x) << 32 | UInt64(truncatingIfNeeded: y) & 0xFFFF_FFFF }
 
-        var entries: [(key: UInt64, label: Int32)] = []
+        var entries: [GridEntry] = []
         entries.reserveCapacity(n * 4)
         var large: [Int] = []
         for i in 0..<n {
@@ -151,24 +182,26 @@ extension ConsistencyChecker {
                 continue
             }
             for x in x0...x1 {
-                for y in y0...y1 { entries.append((key(x, y), Int32(i))) }
+                for y in y0...y1 { entries.append(GridEntry(cell: key(x, y), label: Int32(i))) }
             }
         }
-        entries.sort { ($0.key, $0.label) < ($1.key, $1.label) }
+        entries.sort()
 
-        var candidates: [(Int, Int)] = []
+        // Each candidate as first << 32 | second, first < second: sorted as plain integers.
+        var candidates: [UInt64] = []
+        func candidate(_ a: Int, _ b: Int) { candidates.append(UInt64(min(a, b)) << 32 | UInt64(max(a, b))) }
         var start = 0
         while start < entries.count {
             var end = start + 1
-            while end < entries.count, entries[end].key == entries[start].key { end += 1 }
-            let here = entries[start].key
+            while end < entries.count, entries[end].cell == entries[start].cell { end += 1 }
+            let here = entries[start].cell
             for p in start..<end {
                 let a = Int(entries[p].label), ea = labels.envelope[a]
                 for q in (p + 1)..<end {
                     let b = Int(entries[q].label), eb = labels.envelope[b]
                     guard ea.intersects(eb) else { continue }
                     let corner = key(cellIndex(max(ea.minX, eb.minX), origin.x), cellIndex(max(ea.minY, eb.minY), origin.y))
-                    if corner == here { candidates.append((a, b)) }
+                    if corner == here { candidate(a, b) }
                 }
             }
             start = end
@@ -176,15 +209,16 @@ extension ConsistencyChecker {
         let isLarge = Set(large)
         for a in large {
             for b in 0..<n where b != a && !(isLarge.contains(b) && b < a) && labels.envelope[a].intersects(labels.envelope[b]) {
-                candidates.append((min(a, b), max(a, b)))
+                candidate(a, b)
             }
         }
-        candidates.sort { $0 < $1 }
+        candidates.sort()
 
         let engine = try GeometryEngine()
         var pairs: [OverlappingPair] = []
         var prepared: (label: Int, geometry: GEOSPreparedGeometry?, reason: String?)?
-        for (a, b) in candidates {
+        for c in candidates {
+            let a = Int(c >> 32), b = Int(c & 0xFFFF_FFFF)
             if prepared?.label != a {
                 do {
                     prepared = (a, try GEOSPreparedGeometry(engine.geos(labels.footprint[a])), nil)
@@ -203,6 +237,14 @@ extension ConsistencyChecker {
             }
         }
         return pairs
+    }
+
+    /// A label entered in one cell of the overlap search's grid; ordered by cell, then label.
+    struct GridEntry: Comparable {
+        var cell: UInt64
+        var label: Int32
+
+        static func < (a: GridEntry, b: GridEntry) -> Bool { a.cell != b.cell ? a.cell < b.cell : a.label < b.label }
     }
 
     /// The most grid cells a label's envelope may cover before the overlap search compares it
