@@ -135,18 +135,26 @@ extension ConsistencyChecker {
         }
         guard reportsOverlap else { return read }
 
-        let pairs = try Self.overlappingPairs(labels)
-        for pair in pairs {
-            let firstInScope = scope.contains(labels.tables[Int(labels.table[pair.first])].name.lowercased())
-            let (on, other) = firstInScope ? (pair.first, pair.second) : (pair.second, pair.first)
-            guard firstInScope || scope.contains(labels.tables[Int(labels.table[on])].name.lowercased()) else { continue }
+        // Each pair on the row it is reported on (the lower one, or the one in scope), in that
+        // row's order.
+        let inScopeLabel = { (label: Int) in scope.contains(labels.tables[Int(labels.table[label])].name.lowercased()) }
+        var reported: [(on: Int, other: Int, undecided: String?)] = []
+        for pair in try Self.overlappingPairs(labels) {
+            if inScopeLabel(pair.first) {
+                reported.append((pair.first, pair.second, pair.undecided))
+            } else if inScopeLabel(pair.second) {
+                reported.append((pair.second, pair.first, pair.undecided))
+            }
+        }
+        reported.sort { ($0.on, $0.other) < ($1.on, $1.other) }
+        for (on, other, undecided) in reported {
             let subject = labels.reference(on), overlapped = labels.reference(other)
             var message = "'\(subject.text)' overlaps \(overlapped.annotationTable) fid \(overlapped.annotationFid) '\(overlapped.text)': their footprints intersect"
-            if let reason = pair.undecided { message += " (their envelopes meet; GEOS could not test them exactly: \(reason))" }
-            let table = labels.tables[Int(labels.table[on])]
+            if let undecided { message += " (their envelopes meet; GEOS could not test them exactly: \(undecided))" }
+            let table = subject.annotationTable, classID = labels.classID[on]
             try report(Problem(
-                code: .overlappingAnnotation, annotationTable: table.name, annotationFid: subject.annotationFid, classID: labels.classID[on],
-                originTable: origins[Self.classKey(table.name, labels.classID[on])], originFid: labels.featureID[on], message: message,
+                code: .overlappingAnnotation, annotationTable: table, annotationFid: subject.annotationFid, classID: classID,
+                originTable: origins[Self.classKey(table, classID)], originFid: labels.featureID[on], message: message,
                 overlapped: overlapped))
         }
         return read
