@@ -11,7 +11,8 @@ extension CheckCommand {
         for problem in problems {
             try pictures.write(ProblemSubject(
                 code: problem.code.rawValue, message: problem.message, annotationTable: problem.annotationTable,
-                annotationFid: problem.annotationFid, classID: problem.classID, originTable: problem.originTable, originFid: problem.originFid))
+                annotationFid: problem.annotationFid, classID: problem.classID, originTable: problem.originTable, originFid: problem.originFid,
+                overlappedTable: problem.overlapped?.annotationTable, overlappedFid: problem.overlapped?.annotationFid))
         }
         try pictures.writeIndex(title: "annolink check \(store is GeoPackage ? URL(fileURLWithPath: path).lastPathComponent : store.location)")
         if !json {

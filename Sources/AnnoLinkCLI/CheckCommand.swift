@@ -25,8 +25,17 @@ struct CheckCommand: ParsableCommand {
               invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
               index             a spatial index entry is missing, extra or has the wrong box
               unknown-class     the annotation's class is not registered for its table
-            The file is read in one pass per table, in bounded memory; progress is shown on a
-            terminal. docs/checks.md says how each problem is found.
+            and what a reviewer sees on the map:
+              overlapping-annotation
+                                two placed labels (Status 0) whose footprints intersect or
+                                touch, in one table or two; reported once, on the row with
+                                the lower (table, fid), naming the other
+              unplaced-annotation
+                                a label stored unplaced (Status 1), which maps do not draw
+            --only CODE,... runs only the checks of those codes (with --fix: repairs only
+            those). The file is read in one pass per table, in bounded memory, except that the
+            overlap check holds the placed labels' footprints (some 300 bytes a label);
+            progress is shown on a terminal. docs/checks.md says how each problem is found.
 
             FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
             connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"; there
@@ -34,7 +43,7 @@ struct CheckCommand: ParsableCommand {
             """,
         exitStatus: """
             0 no problems (with --fix: none left), 1 problems found (with --fix: some
-            left), 64 bad usage, 65 not a GeoPackage, annotation tables without classes, unknown
+            left), 64 bad usage (an unknown --only code among them), 65 not a GeoPackage, annotation tables without classes, unknown
             --table, a class that does not compile, 66 no such file.
             """,
         note: """
@@ -64,7 +73,12 @@ struct CheckCommand: ParsableCommand {
         and footprints (keeping what Override marks), create
         missing annotation, delete orphans and duplicates, move
         annotation to the right class, rebuild broken spatial
-        indexes; invalid-geometry and unknown-class are left
+        indexes; invalid-geometry, unknown-class,
+        overlapping-annotation and unplaced-annotation are left
+        """)
+    static let only = ArgumentDeclaration.option("--only", value: "CODE,...", help: """
+        only the checks of these problem codes (comma-separated,
+        as listed above); with --fix, repair only those
         """)
     static let positionTolerance = ArgumentDeclaration.option("--position-tolerance", value: "PT", help: """
         anchor distance allowed, in points at the reference
@@ -78,7 +92,7 @@ struct CheckCommand: ParsableCommand {
         (<code>-<table>-<fid>.png) and an index.html listing
         them; not with --fix (docs/render.md)
         """)
-    static let arguments = [SetCommand.file, table, json, all, fix, dryRun, positionTolerance, angleTolerance, footprintTolerance, render]
+    static let arguments = [SetCommand.file, table, only, json, all, fix, dryRun, positionTolerance, angleTolerance, footprintTolerance, render]
 
     /// Problems listed without `--all`.
     static let listed = 20
@@ -88,6 +102,8 @@ struct CheckCommand: ParsableCommand {
     var fix: Bool
     var dryRun: Bool
     var table: String?
+    /// The problem codes to check for (`--only`); every code without it.
+    var codes: Set<ProblemCode>
     var tolerances: CheckTolerances
     var path: String
     var renderDirectory: String?
@@ -100,6 +116,7 @@ struct CheckCommand: ParsableCommand {
         renderDirectory = try arguments.option(Self.render)
         if fix, renderDirectory != nil { throw CommandError.usage("--render draws the problems as found: leave out --fix") }
         table = try arguments.option(Self.table)
+        codes = try (arguments.option(Self.only)).map(Self.codes) ?? Set(ProblemCode.allCases)
         func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
             try arguments.option(declaration, as: what) { decimalNumber($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
         }
@@ -108,6 +125,21 @@ struct CheckCommand: ParsableCommand {
             angle: try tolerance(Self.angleTolerance, "a number of degrees, 0 or more") ?? CheckTolerances.defaultAngle,
             footprint: try tolerance(Self.footprintTolerance, "a number of points, 0 or more") ?? CheckTolerances.defaultFootprint)
         path = try arguments.positional(SetCommand.file)
+    }
+
+    /// The codes `--only` lists, comma-separated.
+    /// - Throws: `CommandError.usage` naming an unknown code and listing the known ones.
+    static func codes(_ list: String) throws -> Set<ProblemCode> {
+        let words = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        var codes = Set<ProblemCode>()
+        for word in words {
+            guard let code = ProblemCode(rawValue: word) else {
+                let what = word.isEmpty ? "an empty code" : "unknown problem code '\(word)'"
+                throw CommandError.usage("--only: \(what); the codes are \(ProblemCode.list)")
+            }
+            codes.insert(code)
+        }
+        return codes
     }
 
     mutating func validate() throws {
@@ -125,8 +157,8 @@ struct CheckCommand: ParsableCommand {
             progress?.update(done)
         }
         let report = fix
-            ? try checker.run(CheckFix(table: table, tolerances: tolerances, dryRun: dryRun, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
-            : try checker.run(Check(table: table, tolerances: tolerances), progress: tick, report: { problem in
+            ? try checker.run(CheckFix(table: table, tolerances: tolerances, codes: codes, dryRun: dryRun, command: EditOutput.commandLine), progress: tick, report: { try listing.add($0) })
+            : try checker.run(Check(table: table, tolerances: tolerances, codes: codes), progress: tick, report: { problem in
                 try listing.add(problem)
                 if renderDirectory != nil { found.append(problem) }
             })
@@ -187,7 +219,7 @@ struct CheckCommand: ParsableCommand {
         }
         if !repair.left.isEmpty {
             let left = repair.left.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
-            Output.line("left: \(left) (no repair exists: fix the origin geometry or register the class)")
+            Output.line("left: \(left) (no repair exists yet: fix the origin geometry, register the class, or place the labels)")
         }
     }
 }
@@ -282,6 +314,7 @@ struct ProblemListing {
         } else {
             subject = "\(p.originTable ?? "?") fid \(p.originFid.map(String.init) ?? "?")"
         }
-        return "  \(p.code.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(subject): \(p.message)"
+        let code = p.code.rawValue
+        return "  \(code.padding(toLength: max(16, code.count), withPad: " ", startingAt: 0)) \(subject): \(p.message)"
     }
 }

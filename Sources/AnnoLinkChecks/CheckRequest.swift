@@ -7,11 +7,15 @@ public struct Check: Hashable, Sendable {
     public var table: String?
     /// How far annotation may be from the rules before it is stale.
     public var tolerances: CheckTolerances
+    /// The kinds of problem to look for (`check --only`): the passes that find none of them do
+    /// not run, and problems of other codes are not reported.
+    public var codes: Set<ProblemCode>
 
-    /// A check of `table` (nil: the whole file).
-    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances()) {
+    /// A check of `table` (nil: the whole file) for `codes`.
+    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = Set(ProblemCode.allCases)) {
         self.table = table
         self.tolerances = tolerances
+        self.codes = codes
     }
 }
 
@@ -20,14 +24,21 @@ public struct Check: Hashable, Sendable {
 public struct CheckFix: Hashable, Sendable {
     public var table: String?
     public var tolerances: CheckTolerances
+    /// The kinds of problem to look for and repair (`check --fix --only`); problems of other
+    /// codes are neither reported nor repaired.
+    public var codes: Set<ProblemCode>
     /// Report what the repair would do and write nothing (`check --fix --dry-run`).
     public var dryRun: Bool
     /// The command line (or request) that asked, kept in the journal entry.
     public var command: String
 
-    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), dryRun: Bool = false, command: String) {
+    public init(
+        table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = Set(ProblemCode.allCases),
+        dryRun: Bool = false, command: String
+    ) {
         self.table = table
         self.tolerances = tolerances
+        self.codes = codes
         self.dryRun = dryRun
         self.command = command
     }
@@ -93,10 +104,12 @@ extension ProblemCode: Codable {
 }
 
 extension Problem: Encodable {
-    enum CodingKeys: String, CodingKey { case code, annotationTable, annotationFid, classID, originTable, originFid, message }
+    enum CodingKeys: String, CodingKey { case code, annotationTable, annotationFid, classID, originTable, originFid, message, overlaps }
 
     /// Encodes the problem with every key present (`null` where the problem names no such
-    /// thing); `targetClassID` is the repair's business and not encoded.
+    /// thing), and for `overlapping-annotation` also `"overlaps": {"annotationTable",
+    /// "annotationFid", "text"}`, the other row of the pair; `targetClassID` is the repair's
+    /// business and not encoded.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(code, forKey: .code)
@@ -106,6 +119,7 @@ extension Problem: Encodable {
         try c.encode(originTable, forKey: .originTable)
         try c.encode(originFid, forKey: .originFid)
         try c.encode(message, forKey: .message)
+        try c.encodeIfPresent(overlapped, forKey: .overlaps)
     }
 }
 
@@ -116,6 +130,7 @@ extension ConsistencyChecker {
     /// - Throws: as `check(table:progress:report:)`.
     public func run(_ request: Check, progress: (Int, Int) -> Void = { _, _ in }, report: ((Problem) throws -> Void)? = nil) throws -> CheckReport {
         tolerances = request.tolerances
+        codes = request.codes
         var problems: [Problem] = []
         let summary = try check(table: request.table, progress: progress, report: report ?? { problems.append($0) })
         return CheckReport(summary: summary, problems: problems)
@@ -133,6 +148,7 @@ extension ConsistencyChecker {
     /// file's bytes stay as they were.
     public func run(_ request: CheckFix, progress: (Int, Int) -> Void = { _, _ in }, report: ((Problem) throws -> Void)? = nil) throws -> CheckReport {
         tolerances = request.tolerances
+        codes = request.codes
         func checkAndRepair() throws -> CheckReport {
             var plan = RepairPlan()
             var problems: [Problem] = []

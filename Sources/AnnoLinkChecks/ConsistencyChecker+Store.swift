@@ -23,8 +23,14 @@ extension ConsistencyChecker {
         summary.classes = plan.groups.reduce(0) { $0 + $1.classes.count }
         guard !plan.annotationTables.isEmpty else { return summary }
         func emit(_ problem: Problem) throws {
+            guard codes.contains(problem.code) else { return }
             summary.count(problem)
             try report(problem)
+        }
+        // The review pass reads the annotation tables on its own (`checkPlacedAnnotation`).
+        guard !codes.isDisjoint(with: Self.annotationPassCodes.union([.unknownClass])) else {
+            summary.annotationRows = try checkPlacedAnnotation(inScope: plan.annotationTables, report: emit, tick: {})
+            return summary
         }
 
         // Every row of each annotation table in scope: the rows of each group's classes by
@@ -127,6 +133,7 @@ extension ConsistencyChecker {
                 }
             }
         }
+        _ = try checkPlacedAnnotation(inScope: plan.annotationTables, report: emit, tick: {})
         progress(done, done)
         return summary
     }

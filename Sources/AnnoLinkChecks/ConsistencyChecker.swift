@@ -60,7 +60,14 @@ public final class ConsistencyChecker {
     /// The tolerances of the placement and footprint comparisons; `run(_:)` sets those of its
     /// request.
     public var tolerances: CheckTolerances
+    /// The kinds of problem a check looks for (all, unless `check --only` says); `run(_:)` sets
+    /// those of its request. A pass that finds none of them is not run.
+    public var codes: Set<ProblemCode> = Set(ProblemCode.allCases)
     var connection: Connection { package.connection }
+
+    /// The codes the origin and annotation passes find, which run together: the annotation
+    /// pass judges only what the origin pass found readable.
+    static let annotationPassCodes: Set<ProblemCode> = [.orphan, .missing, .duplicate, .staleText, .stalePlacement, .wrongClass, .footprint, .invalidGeometry]
 
     /// A checker for `package` with `tolerances`.
     public init(package: GeoPackage, tolerances: CheckTolerances = CheckTolerances()) {
@@ -129,40 +136,65 @@ public final class ConsistencyChecker {
             summary.classes = plan.groups.reduce(0) { $0 + $1.classes.count }
             guard !plan.annotationTables.isEmpty else { return }
 
-            let indexed = (plan.originTables + plan.annotationTables).filter(\.hasSpatialIndex)
+            let annotationPass = !codes.isDisjoint(with: Self.annotationPassCodes)
+            let reviewPass = !codes.isDisjoint(with: Self.reviewCodes)
+            let indexed = codes.contains(.index) ? (plan.originTables + plan.annotationTables).filter(\.hasSpatialIndex) : []
             var total = 0
-            for t in plan.originTables { total += try rowCount(t) }
-            for g in plan.groups { total += try rowCount(g.annotation, where: "AnnotationClassID IN (\(g.classIDs))") }
+            if annotationPass {
+                for t in plan.originTables { total += try rowCount(t) }
+                for g in plan.groups { total += try rowCount(g.annotation, where: "AnnotationClassID IN (\(g.classIDs))") }
+            }
             for t in indexed { total += try rowCount(t) }
+            if reviewPass { for t in plan.annotationTables { total += try rowCount(t) } }
             var done = 0
             func tick() {
                 done += 1
                 if done % 4096 == 0 { progress(done, total) }
             }
             func emit(_ problem: Problem) throws {
+                guard codes.contains(problem.code) else { return }
                 summary.count(problem)
                 try report(problem)
             }
 
-            var invalid: [String: Set<Int64>] = [:]
-            for origin in plan.originTables {
-                let groups = plan.groups.filter { $0.origin.name == origin.name }
-                let found = try checkOrigin(origin, groups: groups, report: emit, tick: tick)
-                invalid[origin.name] = found.invalid
-                summary.originFeatures += found.features
+            if annotationPass {
+                let read = try checkOriginsAndAnnotation(plan, report: emit, tick: tick)
+                summary.originFeatures = read.features
+                summary.annotationRows = read.rows
             }
-            for group in plan.groups {
-                summary.annotationRows += try checkAnnotation(group, invalid: invalid[group.origin.name] ?? [], report: emit, tick: tick)
-            }
-            for table in plan.annotationTables {
-                try checkClassesRegistered(table, registered: plan.registeredClasses[table.name.lowercased()] ?? [], report: emit)
+            if codes.contains(.unknownClass) {
+                for table in plan.annotationTables {
+                    try checkClassesRegistered(table, registered: plan.registeredClasses[table.name.lowercased()] ?? [], report: emit)
+                }
             }
             for table in indexed {
                 summary.indexEntries += try checkIndex(table, isAnnotation: plan.annotationTables.contains(table), report: emit, tick: tick)
             }
+            if reviewPass {
+                let rows = try checkPlacedAnnotation(inScope: plan.annotationTables, report: emit, tick: tick)
+                if !annotationPass { summary.annotationRows = rows }
+            }
             progress(done, total)
         }
         return summary
+    }
+
+    /// The origin pass of every origin table in `plan`, then the annotation pass of every group.
+    ///
+    /// - Returns: the origin features and the annotation rows read.
+    private func checkOriginsAndAnnotation(_ plan: Plan, report: (Problem) throws -> Void, tick: () -> Void) throws -> (features: Int, rows: Int) {
+        var invalid: [String: Set<Int64>] = [:]
+        var features = 0, rows = 0
+        for origin in plan.originTables {
+            let groups = plan.groups.filter { $0.origin.name == origin.name }
+            let found = try checkOrigin(origin, groups: groups, report: report, tick: tick)
+            invalid[origin.name] = found.invalid
+            features += found.features
+        }
+        for group in plan.groups {
+            rows += try checkAnnotation(group, invalid: invalid[group.origin.name] ?? [], report: report, tick: tick)
+        }
+        return (features, rows)
     }
 
     /// Works out the tables and classes a check covers.

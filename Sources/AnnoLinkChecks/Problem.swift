@@ -22,14 +22,26 @@ public enum ProblemCode: String, CaseIterable, Hashable, Sendable, Comparable {
     case index
     /// An annotation whose class is not registered for its table.
     case unknownClass = "unknown-class"
+    /// Two placed annotation rows (`Status` 0) whose footprints intersect, touching included,
+    /// in one table or two: reported once, on the row with the lower (table, fid), naming the
+    /// other (`Problem.overlapped`).
+    case overlappingAnnotation = "overlapping-annotation"
+    /// An annotation row stored unplaced (`Status` 1, as ArcGIS keeps a label it could not
+    /// place): for a reviewer to place or accept.
+    case unplacedAnnotation = "unplaced-annotation"
 
-    /// Whether `check --fix` repairs this kind of problem.
+    /// Whether `check --fix` repairs this kind of problem. Overlapping and unplaced annotation
+    /// are left for now: their repair is to place the labels again, which `RepairPlan` does not
+    /// yet plan.
     public var isRepairable: Bool {
         switch self {
-        case .invalidGeometry, .unknownClass: false
+        case .invalidGeometry, .unknownClass, .overlappingAnnotation, .unplacedAnnotation: false
         default: true
         }
     }
+
+    /// The codes as `check --only` lists them, comma-separated, in declaration order.
+    public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// Codes order as declared, so that summaries list them in a fixed order.
     public static func < (lhs: ProblemCode, rhs: ProblemCode) -> Bool {
@@ -57,11 +69,14 @@ public struct Problem: Hashable, Sendable {
     /// For `wrong-class`: the class the annotation belongs in now; nil when no class of its
     /// table selects the feature, so that the annotation should go.
     public var targetClassID: Int64?
+    /// For `overlapping-annotation`: the other row of the pair.
+    public var overlapped: AnnotationReference?
 
     /// A problem with the given fields.
     public init(
         code: ProblemCode, annotationTable: String? = nil, annotationFid: Int64? = nil, classID: Int64? = nil,
-        originTable: String? = nil, originFid: Int64? = nil, message: String, targetClassID: Int64? = nil
+        originTable: String? = nil, originFid: Int64? = nil, message: String, targetClassID: Int64? = nil,
+        overlapped: AnnotationReference? = nil
     ) {
         self.code = code
         self.annotationTable = annotationTable
@@ -71,9 +86,24 @@ public struct Problem: Hashable, Sendable {
         self.originFid = originFid
         self.message = message
         self.targetClassID = targetClassID
+        self.overlapped = overlapped
     }
 
     /// The table a summary counts the problem under: the annotation table when there is one,
     /// else the origin table.
     public var table: String { annotationTable ?? originTable ?? "" }
+}
+
+/// An annotation row a problem names besides its own: the other label of an overlapping pair.
+public struct AnnotationReference: Hashable, Sendable, Encodable {
+    public var annotationTable: String
+    public var annotationFid: Int64
+    /// Its `TextString`, so that a reader knows which label it is without looking it up.
+    public var text: String
+
+    public init(annotationTable: String, annotationFid: Int64, text: String) {
+        self.annotationTable = annotationTable
+        self.annotationFid = annotationFid
+        self.text = text
+    }
 }

@@ -48,7 +48,7 @@ public struct RepairPlan: Sendable {
             return
         }
         switch problem.code {
-        case .invalidGeometry, .unknownClass:
+        case .invalidGeometry, .unknownClass, .overlappingAnnotation, .unplacedAnnotation:
             return
         case .index:
             index[problem.table, default: []].append(problem.annotationFid ?? problem.originFid ?? 0)

@@ -15,9 +15,12 @@ public struct ProblemSubject: Hashable, Sendable {
     public var classID: Int64?
     public var originTable: String?
     public var originFid: Int64?
+    /// For an overlap: the other annotation row of the pair, drawn with the first.
+    public var overlappedTable: String?
+    public var overlappedFid: Int64?
 
     public init(code: String, message: String, annotationTable: String? = nil, annotationFid: Int64? = nil, classID: Int64? = nil,
-                originTable: String? = nil, originFid: Int64? = nil) {
+                originTable: String? = nil, originFid: Int64? = nil, overlappedTable: String? = nil, overlappedFid: Int64? = nil) {
         self.code = code
         self.message = message
         self.annotationTable = annotationTable
@@ -25,15 +28,19 @@ public struct ProblemSubject: Hashable, Sendable {
         self.classID = classID
         self.originTable = originTable
         self.originFid = originFid
+        self.overlappedTable = overlappedTable
+        self.overlappedFid = overlappedFid
     }
 
     /// The picture's file name, stable across runs: `<code>-<table>-<fid>.png`, with the
-    /// annotation table and fid when the problem names an annotation row, else the origin's.
+    /// annotation table and fid when the problem names an annotation row, else the origin's;
+    /// an overlap adds the other row's, `-<table>-<fid>`, as one row may overlap several.
     public var fileName: String {
-        let table = annotationTable ?? originTable ?? "file"
+        func safe(_ table: String) -> String { String(table.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" }) }
         let fid = annotationFid ?? originFid
-        let safe = String(table.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
-        return "\(code)-\(safe)-\(fid.map(String.init) ?? "none").png"
+        var name = "\(code)-\(safe(annotationTable ?? originTable ?? "file"))-\(fid.map(String.init) ?? "none")"
+        if let overlappedTable, let overlappedFid { name += "-\(safe(overlappedTable))-\(overlappedFid)" }
+        return name + ".png"
     }
 }
 
@@ -48,7 +55,7 @@ public final class ProblemPictures {
     public let directory: URL
     /// Each picture's width and height in pixels.
     public let width: Int, height: Int
-    private let renderer: MapRenderer
+    let renderer: MapRenderer
     private let engine: AnnotationEngine
     /// The pictures written so far, for the index.
     public private(set) var written: [(subject: ProblemSubject, file: String)] = []
@@ -112,6 +119,8 @@ public final class ProblemPictures {
         include(stored?.anchor.map(Envelope.init))
         include(placed?.footprint.flatMap { Geometry.polygon($0).envelope })
         include(feature?.geometry?.envelope)
+        let overlapped = overlappedRow(of: subject)
+        include(overlapped?.row.footprint.flatMap { Geometry.polygon($0).envelope })
 
         var view: MapView
         if let box = envelope {
@@ -136,6 +145,7 @@ public final class ProblemPictures {
             try renderer.drawFootprint(of: stored, table: table, view: view, on: canvas, colour: Self.stored, lineWidth: 1.5)
             try renderer.drawText(of: stored, table: table, view: view, on: canvas, colour: Self.stored)
         }
+        if let overlapped { try drawOverlap(stored: stored, overlapped, view: view, on: canvas) }
         if let placed, let placedTable {
             try renderer.drawFootprint(of: placed, table: placedTable, view: view, on: canvas, colour: Self.rules, lineWidth: 1.5, dashed: true)
             try renderer.drawText(of: placed, table: placedTable, view: view, on: canvas, colour: Self.rules)
@@ -156,7 +166,7 @@ public final class ProblemPictures {
         let lines: [(String, Colour)] = [
             ("\(subject.code): \(subject.annotationTable ?? subject.originTable ?? "") \(subject.annotationFid ?? subject.originFid ?? 0)", .text),
             ("feature", Self.feature), ("stored annotation", Self.stored), ("where the rules place it", Self.rules),
-        ]
+        ] + (subject.overlappedFid == nil ? [] : Self.overlapLegend)
         cairo_set_source_rgba(context, 1, 1, 1, 0.85)
         cairo_rectangle(context, 4, 4, 300, Double(lines.count) * 17 + 6)
         cairo_fill(context)

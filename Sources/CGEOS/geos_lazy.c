@@ -334,6 +334,27 @@ GEOSCoordSequence * GEOSNearestPoints_r(GEOSContextHandle_t handle, const GEOSGe
     return f(handle, g1, g2);
 }
 
+const GEOSPreparedGeometry* GEOSPrepare_r(GEOSContextHandle_t handle, const GEOSGeometry* g) {
+    static const GEOSPreparedGeometry* (*fn)(GEOSContextHandle_t handle, const GEOSGeometry* g);
+    __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+    if (!f) { f = (const GEOSPreparedGeometry* (*)(GEOSContextHandle_t handle, const GEOSGeometry* g))symbol("GEOSPrepare_r"); __atomic_store_n(&fn, f, __ATOMIC_RELEASE); }
+    return f(handle, g);
+}
+
+void GEOSPreparedGeom_destroy_r(GEOSContextHandle_t handle, const GEOSPreparedGeometry* g) {
+    static void (*fn)(GEOSContextHandle_t handle, const GEOSPreparedGeometry* g);
+    __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+    if (!f) { f = (void (*)(GEOSContextHandle_t handle, const GEOSPreparedGeometry* g))symbol("GEOSPreparedGeom_destroy_r"); __atomic_store_n(&fn, f, __ATOMIC_RELEASE); }
+    f(handle, g);
+}
+
+char GEOSPreparedIntersects_r(GEOSContextHandle_t handle, const GEOSPreparedGeometry* pg1, const GEOSGeometry* g2) {
+    static char (*fn)(GEOSContextHandle_t handle, const GEOSPreparedGeometry* pg1, const GEOSGeometry* g2);
+    __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+    if (!f) { f = (char (*)(GEOSContextHandle_t handle, const GEOSPreparedGeometry* pg1, const GEOSGeometry* g2))symbol("GEOSPreparedIntersects_r"); __atomic_store_n(&fn, f, __ATOMIC_RELEASE); }
+    return f(handle, pg1, g2);
+}
+
 double GEOSProjectNormalized_r(GEOSContextHandle_t handle, const GEOSGeometry *g, const GEOSGeometry *p) {
     static double (*fn)(GEOSContextHandle_t handle, const GEOSGeometry *g, const GEOSGeometry *p);
     __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);

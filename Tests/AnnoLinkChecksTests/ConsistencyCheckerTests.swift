@@ -15,7 +15,7 @@ struct ConsistencyCheckerTests {
     func clean() throws {
         let s = try CheckScratch(parcels: 10)
         var problems: [Problem] = []
-        let summary = try ConsistencyChecker(package: s.package).check { problems.append($0) }
+        let summary = try s.checker().check { problems.append($0) }
         #expect(problems.isEmpty)
         let points = Int(try s.package.connection.scalarInt("SELECT count(*) FROM address_points") ?? 0)
         let lines = Int(try s.package.connection.scalarInt("SELECT count(*) FROM parcel_lines") ?? 0)
@@ -231,7 +231,7 @@ struct ConsistencyCheckerTests {
         #expect(throws: CheckError.noAnnotationClasses(annotationTables: ["address_points_anno", "parcel_lines_anno"])) { try s.problems() }
         try s.package.connection.execute("DELETE FROM gpkg_extensions WHERE extension_name = 'annolink_feature_linked_annotation'")
         var problems: [Problem] = []
-        let summary = try ConsistencyChecker(package: s.package).check { problems.append($0) }
+        let summary = try s.checker().check { problems.append($0) }
         #expect(!summary.hasAnnotation)
         #expect(problems.isEmpty)
     }

@@ -20,10 +20,12 @@ struct CheckTests {
     }
 
     /// `check --json` (with `extra` arguments): exit status, problems with their messages, the
-    /// whole object.
+    /// whole object. Only the consistency checks unless `extra` says `--only`: the sample's
+    /// labels overlap (CheckReviewTests has the review checks).
     func check(_ path: String, _ extra: String...,
                sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, problems: [Found: String], object: [String: Any]) {
-        let result = try Harness.annolink(["check", path, "--json"] + extra)
+        let only = extra.contains("--only") ? [] : ["--only", CheckReviewTests.consistency]
+        let result = try Harness.annolink(["check", path, "--json"] + only + extra)
         #expect(result.stderr.isEmpty, "\(result.stderr)", sourceLocation: sourceLocation)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)",
             sourceLocation: sourceLocation)
@@ -57,7 +59,7 @@ struct CheckTests {
     @Test("a fresh sample is clean: exit 0, no problems, in text and JSON")
     func clean() throws {
         let path = try sample(parcels: 20)
-        let text = try Harness.annolink("check", path)
+        let text = try Harness.annolink("check", path, "--only", CheckReviewTests.consistency)
         #expect(text.status == 0)
         #expect(text.stdout.hasPrefix("\(path): no problems ("), "\(text.stdout)")
         let json = try check(path)
@@ -208,7 +210,7 @@ struct CheckTests {
         #expect(fix.object["repaired"] as? [String: Int] == ["missing": 1])
         #expect(fix.object["journalEntry"] as? Int == 1)
         #expect(Set(try check(path).problems.keys) == expected.subtracting([expected.first { $0.code == "missing" }!]))
-        let text = try Harness.annolink("check", path, "--fix")
+        let text = try Harness.annolink("check", path, "--fix", "--only", CheckReviewTests.consistency)
         #expect(text.status == 1)
         #expect(text.stdout.contains("\nleft: 1 invalid-geometry, 1 unknown-class (no repair exists"), "\(text.stdout)")
         #expect(!text.stdout.contains("repaired"), "nothing was left to repair: \(text.stdout)")
@@ -250,6 +252,12 @@ struct CheckTests {
         let moved = try check(path, "--table", "Loudoun_Address_Points_1")
         #expect(Set(moved.problems.keys.map { "\($0.code) \($0.annotationFid!)" }) == ["stale-placement 10"], "\(moved.problems)")
         #expect(moved.problems.values.first?.contains("since the label was placed") == true, "\(moved.problems)")
+
+        // Placed again, all together, by annolink's conflict-aware placement: every label has
+        // room, none overlaps another, nothing is stale (label 10 included).
+        #expect(try Harness.annolink("annotate", path, "--regenerate", "--replace").status == 0)
+        let replaced = try check(path)
+        #expect(replaced.status == 0, "\(replaced.problems)")
     }
 
     @Test("bad input: one error line and the documented status; a GeoPackage without annotation says so")
