@@ -850,7 +850,7 @@ def main():
     for task, ds, variants, _ in cases:
         rows = summarize(task, ds, variants, tools, records[(task, ds.name)])
         summary[f"{task}-{ds.name}"] = rows
-        sections += [table(task, ds, rows, args.runs, edits), "", "Goals:", goals(task, rows), ""]
+        sections += [table(task, ds, rows, args.runs, edits), ""] + (["Goals:", goals(task, rows), ""] if GOALS[task] else [])
     for name in serve_names:
         try:
             sections += [serve_bench.run(DATASETS[name], ANNOLINK, work_root / f"serve-{name}", rounds=args.runs), ""]
