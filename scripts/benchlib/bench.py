@@ -30,6 +30,7 @@ sys.path.insert(0, str(HERE))
 import verify  # noqa: E402
 import serve_bench  # noqa: E402
 import pg_bench  # noqa: E402
+import label_bench  # noqa: E402
 
 BENCH = ROOT / ".bench"
 # BENCH_ANNOLINK overrides the binary, to try a task with a debug build.
@@ -65,7 +66,7 @@ DATASETS = {
 QUICK = {"bulk": ["p100k"], "set": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "render": ["p100k"], "serve": ["p100k"],
          "pgbulk": ["p100k"], "pgserve": ["p100k"]}
 FULL = {"bulk": ["p100k", "l1m"], "set": ["p100k"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "render": ["p1m"], "serve": ["p100k"],
-        "pgbulk": ["l1m"], "pgserve": ["p100k"]}
+        "pgbulk": ["l1m"], "pgserve": ["p100k"], "labels": ["p100k"]}
 # The bulk set: a street rename of the first 100,000 address points (all of p100k's).
 SET_COUNT = 100_000
 SET_NAME = "GREENWAY"
@@ -666,7 +667,9 @@ def table(task, ds, rows, runs, edits):
             "check": f"Consistency check of the whole file ({ds.points:,} points, {ds.lines:,} lines, "
                      f"{ds.points + ds.lines:,} annotation rows)",
             "render": f"A 1:{RENDER_SCALE} view ({RENDER_SIZE[0]} × {RENDER_SIZE[1]} px, {RENDER_DPI} dpi) of the middle of "
-                      f"{ds.points:,} address points and {ds.lines:,} parcel lines with their annotation, as a whole process"}[task]
+                      f"{ds.points:,} address points and {ds.lines:,} parcel lines with their annotation, as a whole process",
+            "labels": f"Label placement of {ds.points:,} address points and {ds.lines:,} parcel lines: annolink's against "
+                      f"QGIS's label engine (placed, dropped, overlapping), as a whole process"}[task]
     per = f"median of {runs} rounds" if task != "edit" else f"median of {runs} rounds × {edits} edits"
     out = [f"### {what} — {ds.title} ({ds.name})", "",
            f"{per}; ratios taken within each round, then the median.", "",
@@ -698,6 +701,7 @@ GOALS = {
     "edit": [("annolink ≤ 4 × the sqlite3 CLI floor", "annolink", "x_floor", 4.0, "max")],
     "check": [("SpatiaLite SQL ≥ 5 × annolink's time", "spatialite", "x_annolink", 5.0, "min")],
     "render": [("annolink peak RSS ≤ 256 MB", "annolink", "peak_rss_mb", 256.0, "max")],
+    "labels": [],
 }
 
 
@@ -768,9 +772,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the 100 k parcel data (a few minutes)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3; at least 3 for a figure)")
     ap.add_argument("--edits", type=int, default=10, help="timed edits per variant and round (default 10)")
-    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve,pgbulk,pgserve",
+    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve,pgbulk,pgserve,labels",
                     help="comma-separated: bulk, set (bulk street rename), edit, check, render, serve (annolink serve against pygeoapi with wrk; edits through applyEdits), "
-                         "pgbulk (translate on PostGIS against the same move by hand in psql), pgserve (applyEdits on PostGIS against a GeoPackage, 1 and 16 clients)")
+                         "pgbulk (translate on PostGIS against the same move by hand in psql), pgserve (applyEdits on PostGIS against a GeoPackage, 1 and 16 clients), "
+                         "labels (annotate --regenerate against QGIS's label engine on the same layers; not in --quick)")
     ap.add_argument("--datasets", help="comma-separated datasets for every task: p10k, p100k, l1m, p1m")
     ap.add_argument("--rebuild-data", action="store_true", help="make the data again")
     args = ap.parse_args()
@@ -818,7 +823,8 @@ def main():
                         "set": lambda: set_variants(ds),
                         "edit": lambda: edit_variants(ds, edit_targets(ds, edits)),
                         "check": lambda: check_variants(ds, shared),
-                        "render": lambda: render_variants(ds, shared)}[task]()
+                        "render": lambda: render_variants(ds, shared),
+                        "labels": lambda: label_bench.variants(ds, ANNOLINK, SYSTEM_PY, fresh_copy, fmt_time, Variant)}[task]()
             cases.append((task, ds, variants, shared))
 
     records = {(t, d.name): [] for t, d, _, _ in cases}
@@ -844,7 +850,7 @@ def main():
     for task, ds, variants, _ in cases:
         rows = summarize(task, ds, variants, tools, records[(task, ds.name)])
         summary[f"{task}-{ds.name}"] = rows
-        sections += [table(task, ds, rows, args.runs, edits), "", "Goals:", goals(task, rows), ""]
+        sections += [table(task, ds, rows, args.runs, edits), ""] + (["Goals:", goals(task, rows), ""] if GOALS[task] else [])
     for name in serve_names:
         try:
             sections += [serve_bench.run(DATASETS[name], ANNOLINK, work_root / f"serve-{name}", rounds=args.runs), ""]
