@@ -32,6 +32,13 @@ public struct LabelSolution: Hashable, Sendable {
     /// The summed cost of the placed labels' chosen candidates.
     public var cost: Double
 
+    /// A solution with the given choices.
+    public init(chosen: [Int], placed: [Bool], cost: Double) {
+        self.chosen = chosen
+        self.placed = placed
+        self.cost = cost
+    }
+
     /// How many labels are placed.
     public var placedCount: Int { placed.reduce(0) { $0 + ($1 ? 1 : 0) } }
 }

@@ -11,7 +11,7 @@ struct PlacementCandidatesTests {
 
     /// The distance from `p` to a convex polygon (0 inside).
     private func distance(_ p: Point, _ polygon: Polygon) -> Double {
-        PlacementFixtures.distance(Polygon(exterior: LineString([p, p, p, p])), polygon)
+        PlacementFixtures.distance(p, polygon)
     }
 
     @Test("point: candidate 0 is the rule's placement and footprint, exactly, at cost 0", arguments: [(1, 2), (0, 0), (2, 3), (1, 1)])
@@ -124,7 +124,7 @@ struct PlacementCandidatesTests {
         }
     }
 
-    @Test("line: on a densified arc the angle is the chord of a text-long window, and the straighter middle is cheaper")
+    @Test("line: on a densified arc the angle is the chord of a text-long window, and the text clears the bend")
     func densifiedArc() throws {
         // A quarter circle of radius 300 ft in 200 segments, densified as Loudoun's parcel arcs are.
         let radius = 300.0
