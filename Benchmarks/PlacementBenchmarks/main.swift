@@ -75,6 +75,10 @@ print("greedy: \(greedy.placedCount) placed, cost \(String(format: "%.1f", greed
 var full = ruleOnly
 let fullTime = seconds { full = LabelSolver.solve(problem) }
 print("greedy + ejection chains: \(full.placedCount) placed, cost \(String(format: "%.1f", full.cost)) in \(String(format: "%.2f", fullTime)) s")
+let deeper = LabelSolver.Limits(chainDepth: 6, candidatesPerSearch: 400, rounds: 8)
+var deep = ruleOnly
+let deepTime = seconds { deep = LabelSolver.solve(problem, limits: deeper) }
+print("with deeper chains (depth 6, 400 candidates, 8 rounds): \(deep.placedCount) placed, cost \(String(format: "%.1f", deep.cost)) in \(String(format: "%.2f", deepTime)) s")
 
 // Incremental calls: 12 new labels among the 400 placed labels nearest them, as obstacles.
 let area = 1000.0

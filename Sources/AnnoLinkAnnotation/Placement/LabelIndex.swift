@@ -149,10 +149,16 @@ public struct LabelIndex: Sendable {
         }
     }
 
+    /// Appends to `found` the ids `query(_:_:)` reports, in its order; a caller that reuses
+    /// `found` (emptied, capacity kept) queries without allocating.
+    public func query(_ envelope: Envelope, into found: inout [Int]) {
+        query(envelope) { found.append($0) }
+    }
+
     /// The ids whose envelopes intersect `envelope`, ascending.
     public func ids(intersecting envelope: Envelope) -> [Int] {
         var result: [Int] = []
-        query(envelope) { result.append($0) }
+        query(envelope, into: &result)
         return result.sorted()
     }
 }

@@ -147,11 +147,13 @@ private struct ConflictGraph {
         var obstacleIndex = LabelIndex(cellSize: LabelIndex.suggestedCellSize(for: problem.obstacles.map(\.envelope)))
         for (i, o) in problem.obstacles.enumerated() { obstacleIndex.insert(i, envelope: o.envelope) }
         var alive = [Bool](repeating: true, count: outlines.count)
+        // Query results go to one reused buffer: a closure capturing the loop's state would box it.
+        var found: [Int] = []
         if obstacleIndex.count > 0 {
             for c in outlines.indices {
-                obstacleIndex.query(grown(outlines[c].envelope)) { o in
-                    if alive[c] && outlines[c].intersects(problem.obstacles[o], clearance: clearance) { alive[c] = false }
-                }
+                found.removeAll(keepingCapacity: true)
+                obstacleIndex.query(grown(outlines[c].envelope), into: &found)
+                alive[c] = !found.contains { outlines[c].intersects(problem.obstacles[$0], clearance: clearance) }
             }
         }
         self.alive = alive
@@ -164,8 +166,9 @@ private struct ConflictGraph {
         outlines.withUnsafeBufferPointer { outlines in
             for c in outlines.indices where alive[c] {
                 let label = candidateLabel[c]
-                index.query(grown(outlines[c].envelope)) { d in
-                    guard candidateLabel[d] != label, outlines[c].intersects(outlines[d], clearance: clearance) else { return }
+                found.removeAll(keepingCapacity: true)
+                index.query(grown(outlines[c].envelope), into: &found)
+                for d in found where candidateLabel[d] != label && outlines[c].intersects(outlines[d], clearance: clearance) {
                     pairs.append((Int32(d), Int32(c)))
                     degree[c] += 1
                     degree[d] += 1
@@ -198,16 +201,18 @@ private struct ConflictGraph {
         for c in cost.indices where alive[c] { conflicts[c] = neighbourStart[c + 1] - neighbourStart[c] }
         var queue = CandidateQueue(conflicts: conflicts, cost: cost)
         queue.build(cost.indices.filter { alive[$0] })
-        func drop(_ d: Int) {
-            queue.remove(d)
-            for j in neighbourRange(d) where queue.contains(Int(neighbours[j])) { queue.decrementConflicts(Int(neighbours[j])) }
-        }
         while let c = queue.popMin() {
             let label = Int(candidateLabel[c])
             assigned[label] = Int32(c)
-            for d in labelStart[label]..<labelStart[label + 1] where queue.contains(d) { drop(d) }
-            for j in neighbourRange(c) where queue.contains(Int(neighbours[j])) { drop(Int(neighbours[j])) }
+            for d in labelStart[label]..<labelStart[label + 1] where queue.contains(d) { drop(d, &queue) }
+            for j in neighbourRange(c) where queue.contains(Int(neighbours[j])) { drop(Int(neighbours[j]), &queue) }
         }
+    }
+
+    /// Takes `d` out of the greedy queue: its neighbours in the queue lose a conflict.
+    private func drop(_ d: Int, _ queue: inout CandidateQueue) {
+        queue.remove(d)
+        for j in neighbourRange(d) where queue.contains(Int(neighbours[j])) { queue.decrementConflicts(Int(neighbours[j])) }
     }
 
     /// Ejection-chain rounds within `limits`.
