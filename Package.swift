@@ -58,6 +58,8 @@ let package = Package(
         .executableTarget(name: "RTreeBenchmarks", dependencies: ["AnnoLinkStore"], path: "Benchmarks/RTreeBenchmarks"),
         .executableTarget(name: "JournalBenchmarks", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry"],
                           path: "Benchmarks/JournalBenchmarks"),
+        .executableTarget(name: "PlacementBenchmarks", dependencies: ["AnnoLinkAnnotation", "AnnoLinkGeometry"],
+                          path: "Benchmarks/PlacementBenchmarks"),
 
         // What the test targets share: fixture paths, scratch folders, outside tools, dumps.
         .target(name: "AnnoLinkTestSupport", dependencies: ["AnnoLinkGeometry"], path: "Tests/AnnoLinkTestSupport"),

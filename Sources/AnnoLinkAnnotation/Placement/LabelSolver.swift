@@ -32,6 +32,13 @@ public struct LabelSolution: Hashable, Sendable {
     /// The summed cost of the placed labels' chosen candidates.
     public var cost: Double
 
+    /// A solution with the given choices.
+    public init(chosen: [Int], placed: [Bool], cost: Double) {
+        self.chosen = chosen
+        self.placed = placed
+        self.cost = cost
+    }
+
     /// How many labels are placed.
     public var placedCount: Int { placed.reduce(0) { $0 + ($1 ? 1 : 0) } }
 }
@@ -91,8 +98,9 @@ private struct ConflictGraph {
     let inputLabel: [Int]
     /// Canonical label k's candidates are `labelStart[k]..<labelStart[k + 1]`, in input order.
     let labelStart: [Int]
-    /// Per label, its candidates' global indices by cost (ties: input order).
-    let byCost: [[Int32]]
+    /// Label k's candidates' global indices by cost (ties: input order) are
+    /// `byCost[labelStart[k]..<labelStart[k + 1]]`.
+    let byCost: [Int32]
     let candidateLabel: [Int32]
     let cost: [Double]
     /// Whether a candidate conflicts with no obstacle.
@@ -115,7 +123,7 @@ private struct ConflictGraph {
         inputLabel = order
         var labelStart = [0]
         var candidateLabel: [Int32] = [], cost: [Double] = [], outlines: [LabelOutline] = []
-        var byCost: [[Int32]] = []
+        var byCost: [Int32] = []
         for (k, input) in order.enumerated() {
             let candidates = problem.labels[input]
             let first = labelStart[k]
@@ -124,7 +132,7 @@ private struct ConflictGraph {
                 cost.append(c.cost)
                 outlines.append(c.outline)
             }
-            byCost.append(candidates.indices.sorted { (candidates[$0].cost, $0) < (candidates[$1].cost, $1) }.map { Int32(first + $0) })
+            byCost += candidates.indices.sorted { (candidates[$0].cost, $0) < (candidates[$1].cost, $1) }.map { Int32(first + $0) }
             labelStart.append(first + candidates.count)
         }
         self.labelStart = labelStart
@@ -139,27 +147,33 @@ private struct ConflictGraph {
         var obstacleIndex = LabelIndex(cellSize: LabelIndex.suggestedCellSize(for: problem.obstacles.map(\.envelope)))
         for (i, o) in problem.obstacles.enumerated() { obstacleIndex.insert(i, envelope: o.envelope) }
         var alive = [Bool](repeating: true, count: outlines.count)
+        // Query results go to one reused buffer: a closure capturing the loop's state would box it.
+        var found: [Int] = []
         if obstacleIndex.count > 0 {
             for c in outlines.indices {
-                obstacleIndex.query(grown(outlines[c].envelope)) { o in
-                    if alive[c] && outlines[c].intersects(problem.obstacles[o], clearance: clearance) { alive[c] = false }
-                }
+                found.removeAll(keepingCapacity: true)
+                obstacleIndex.query(grown(outlines[c].envelope), into: &found)
+                alive[c] = !found.contains { outlines[c].intersects(problem.obstacles[$0], clearance: clearance) }
             }
         }
         self.alive = alive
 
+        // Each conflicting pair once: a candidate meets those indexed before it, then joins them.
         var index = LabelIndex(cellSize: LabelIndex.suggestedCellSize(for: outlines.map(\.envelope)))
-        for c in outlines.indices where alive[c] { index.insert(c, envelope: outlines[c].envelope) }
-        // Each conflicting pair once (c < d), then both directions in a counting sort.
         var pairs: [(Int32, Int32)] = []
         var degree = [Int](repeating: 0, count: outlines.count + 1)
-        for c in outlines.indices where alive[c] {
-            let label = candidateLabel[c]
-            index.query(grown(outlines[c].envelope)) { d in
-                guard d > c, candidateLabel[d] != label, outlines[c].intersects(outlines[d], clearance: clearance) else { return }
-                pairs.append((Int32(c), Int32(d)))
-                degree[c] += 1
-                degree[d] += 1
+        // Through a buffer: reading an outline from it borrows instead of retaining its arrays.
+        outlines.withUnsafeBufferPointer { outlines in
+            for c in outlines.indices where alive[c] {
+                let label = candidateLabel[c]
+                found.removeAll(keepingCapacity: true)
+                index.query(grown(outlines[c].envelope), into: &found)
+                for d in found where candidateLabel[d] != label && outlines[c].intersects(outlines[d], clearance: clearance) {
+                    pairs.append((Int32(d), Int32(c)))
+                    degree[c] += 1
+                    degree[d] += 1
+                }
+                index.insert(c, envelope: outlines[c].envelope)
             }
         }
         var neighbourStart = [Int](repeating: 0, count: outlines.count + 1)
@@ -178,7 +192,8 @@ private struct ConflictGraph {
         assigned = [Int32](repeating: -1, count: order.count)
     }
 
-    private func neighbours(of c: Int) -> ArraySlice<Int32> { neighbours[neighbourStart[c]..<neighbourStart[c + 1]] }
+    /// Where candidate c's neighbours are in `neighbours` (a range, not a slice: slices retain).
+    private func neighbourRange(_ c: Int) -> Range<Int> { neighbourStart[c]..<neighbourStart[c + 1] }
 
     /// FALP: candidates by how many live candidates they conflict with, then cost, then index.
     mutating func greedy() {
@@ -186,16 +201,18 @@ private struct ConflictGraph {
         for c in cost.indices where alive[c] { conflicts[c] = neighbourStart[c + 1] - neighbourStart[c] }
         var queue = CandidateQueue(conflicts: conflicts, cost: cost)
         queue.build(cost.indices.filter { alive[$0] })
-        func drop(_ d: Int) {
-            queue.remove(d)
-            for n in neighbours(of: d) where queue.contains(Int(n)) { queue.decrementConflicts(Int(n)) }
-        }
         while let c = queue.popMin() {
             let label = Int(candidateLabel[c])
             assigned[label] = Int32(c)
-            for d in labelStart[label]..<labelStart[label + 1] where queue.contains(d) { drop(d) }
-            for n in neighbours(of: c) where queue.contains(Int(n)) { drop(Int(n)) }
+            for d in labelStart[label]..<labelStart[label + 1] where queue.contains(d) { drop(d, &queue) }
+            for j in neighbourRange(c) where queue.contains(Int(neighbours[j])) { drop(Int(neighbours[j]), &queue) }
         }
+    }
+
+    /// Takes `d` out of the greedy queue: its neighbours in the queue lose a conflict.
+    private func drop(_ d: Int, _ queue: inout CandidateQueue) {
+        queue.remove(d)
+        for j in neighbourRange(d) where queue.contains(Int(neighbours[j])) { queue.decrementConflicts(Int(neighbours[j])) }
     }
 
     /// Ejection-chain rounds within `limits`.
@@ -234,12 +251,15 @@ private struct ConflictGraph {
         _ chain: inout [Int], _ budget: inout Int, _ limits: LabelSolver.Limits
     ) -> Bool {
         func improves(_ placed: Int, _ cost: Double) -> Bool { placed > 0 || (placed == 0 && cost < -1e-12) }
-        for c32 in byCost[label] where c32 != excluded && alive[Int(c32)] {
+        for position in labelStart[label]..<labelStart[label + 1] {
+            let c32 = byCost[position]
+            guard c32 != excluded && alive[Int(c32)] else { continue }
             guard budget > 0 else { return false }
             budget -= 1
             let c = Int(c32)
             var blocker = -1, blockers = 0
-            for n in neighbours(of: c) {
+            for j in neighbourRange(c) {
+                let n = neighbours[j]
                 let other = Int(candidateLabel[Int(n)])
                 if assigned[other] == n {
                     blocker = other
@@ -282,8 +302,8 @@ private struct ConflictGraph {
                 chosen[input] = Int(assigned[k]) - labelStart[k]
                 placed[input] = true
                 total += cost[Int(assigned[k])]
-            } else if let best = byCost[k].first {
-                chosen[input] = Int(best) - labelStart[k]
+            } else if labelStart[k] < labelStart[k + 1] {
+                chosen[input] = Int(byCost[labelStart[k]]) - labelStart[k]
             }
         }
         return LabelSolution(chosen: chosen, placed: placed, cost: total)

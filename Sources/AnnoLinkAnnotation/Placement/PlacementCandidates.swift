@@ -15,7 +15,20 @@ public enum PlacementCandidates {
     /// left, bottom right, bottom left, right, left, …) differs only in ranking the corners
     /// before the sides.
     public enum PointZone: Int, CaseIterable, Sendable {
-        case aboveRight = 1, centerRight, aboveLeft, belowRight, centerLeft, belowCenter, belowLeft
+        /// Up and to the right, the box's lower left corner diagonally off the point.
+        case aboveRight = 1
+        /// To the right, centred on the point's y.
+        case centerRight
+        /// Up and to the left.
+        case aboveLeft
+        /// Down and to the right.
+        case belowRight
+        /// To the left, centred on the point's y.
+        case centerLeft
+        /// Under the point: the rule's box mirrored.
+        case belowCenter
+        /// Down and to the left.
+        case belowLeft
     }
 
     /// The cost of a point candidate in zone rank `r` (1 for above right … 7 for below left).

@@ -38,12 +38,12 @@ struct LabelIndexTests {
         #expect(index.ids(intersecting: Envelope(minX: -1e6, minY: -1e6, maxX: 1e6, maxY: 1e6)) == envelopes.keys.sorted())
     }
 
-    @Test("an empty outline's envelope is not indexed; the suggested cell size is twice the median side")
+    @Test("an empty outline's envelope is not indexed; the suggested cell size is the median longer side")
     func details() {
         var index = LabelIndex(cellSize: 1)
         index.insert(0, envelope: LabelOutline(hullOf: []).envelope)
         #expect(index.count == 0)
         let sizes = [Envelope(minX: 0, minY: 0, maxX: 1, maxY: 3), Envelope(minX: 0, minY: 0, maxX: 5, maxY: 1), Envelope(minX: 0, minY: 0, maxX: 9, maxY: 2)]
-        #expect(LabelIndex.suggestedCellSize(for: sizes) == 10)
+        #expect(LabelIndex.suggestedCellSize(for: sizes) == 5)
     }
 }

@@ -27,12 +27,13 @@ struct LabelOutlineTests {
         // Two 45° bars side by side: their envelopes overlap widely, the bars are 1 apart.
         let d = 1 / 2.squareRoot()
         let a = box(0, 0, 20, 2, angle: 45)
-        let b = box(-2 * d, 2 * d, 20, 2, angle: 45)
+        let b = box(-3 * d, 3 * d, 20, 2, angle: 45)
         #expect(a.envelope.intersects(b.envelope))
         #expect(!a.intersects(b, clearance: 0))
         #expect(!a.intersects(b, clearance: 0.95))
         #expect(a.intersects(b, clearance: 1.05))
-        #expect(a.intersects(box(-1.5 * d, 1.5 * d, 20, 2, angle: 45), clearance: 0), "0.5 closer: overlapping")
+        #expect(a.intersects(box(-2 * d, 2 * d, 20, 2, angle: 45), clearance: 0), "1 closer: touching")
+        #expect(a.intersects(box(-1.5 * d, 1.5 * d, 20, 2, angle: 45), clearance: 0), "1.5 closer: overlapping")
         // A box turned across the other one's end.
         #expect(a.intersects(box(7, 7, 6, 2, angle: -45), clearance: 0))
     }

@@ -11,7 +11,7 @@ struct PlacementCandidatesTests {
 
     /// The distance from `p` to a convex polygon (0 inside).
     private func distance(_ p: Point, _ polygon: Polygon) -> Double {
-        PlacementFixtures.distance(Polygon(exterior: LineString([p, p, p, p])), polygon)
+        PlacementFixtures.distance(p, polygon)
     }
 
     @Test("point: candidate 0 is the rule's placement and footprint, exactly, at cost 0", arguments: [(1, 2), (0, 0), (2, 3), (1, 1)])
@@ -78,6 +78,7 @@ struct PlacementCandidatesTests {
         let middle = Point(x: (start.x + end.x) / 2, y: (start.y + end.y) / 2)
         let tolerance = 24 * fpp
         var upperCosts: [Double] = [], lowerCosts: [Double] = []
+        var costBySlide: [(slide: Double, cost: Double)] = []
         for c in candidates {
             let a = c.placement.angle
             #expect((0...90).contains(a) || (a > 270 && a < 360), "upright: \(a)")
@@ -89,6 +90,7 @@ struct PlacementCandidatesTests {
             if across > 0 {
                 #expect(abs(across - 1.5 * fpp) < 1e-9, "upper side at the rule's offset")
                 upperCosts.append(c.cost)
+                costBySlide.append((abs(along), c.cost))
             } else {
                 // The footprint mirrored: its top as far below the line as the rule's bottom is above.
                 let ascent = 2049.0 / 2048 * 10, descent = 423.0 / 2048 * 10
@@ -104,6 +106,9 @@ struct PlacementCandidatesTests {
         }
         #expect(upperCosts.count == 7 && lowerCosts.count == 7)
         #expect(upperCosts.max()! < lowerCosts.min()!, "the other side costs more than any slide")
+        let bySlide = costBySlide.sorted { $0.slide < $1.slide }
+        #expect(zip(bySlide, bySlide.dropFirst()).allSatisfy { $0.slide + 1e-6 < $1.slide ? $0.cost < $1.cost : abs($0.cost - $1.cost) < 1e-9 },
+                "cost rises with the slide")
     }
 
     @Test("line: on a densified zigzag the text follows the chord of its stretch, not the segment under the middle")
@@ -124,7 +129,7 @@ struct PlacementCandidatesTests {
         }
     }
 
-    @Test("line: on a densified arc the angle is the chord of a text-long window, and the straighter middle is cheaper")
+    @Test("line: on a densified arc the angle is the chord of a text-long window, and the text clears the bend")
     func densifiedArc() throws {
         // A quarter circle of radius 300 ft in 200 segments, densified as Loudoun's parcel arcs are.
         let radius = 300.0

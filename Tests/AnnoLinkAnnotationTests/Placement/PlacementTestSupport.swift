@@ -35,6 +35,20 @@ enum PlacementFixtures {
         return Polygon(exterior: LineString(corners + [corners[0]]))
     }
 
+    /// The distance from `p` to a convex counter-clockwise polygon (0 inside or on it).
+    static func distance(_ p: Point, _ polygon: Polygon) -> Double {
+        let ring = Array(polygon.exterior!.points.dropLast())
+        var inside = true, best = Double.infinity
+        for i in ring.indices {
+            let s = ring[i], e = ring[(i + 1) % ring.count]
+            if (e.x - s.x) * (p.y - s.y) - (e.y - s.y) * (p.x - s.x) < 0 { inside = false }
+            let dx = e.x - s.x, dy = e.y - s.y
+            let t = max(0, min(1, ((p.x - s.x) * dx + (p.y - s.y) * dy) / (dx * dx + dy * dy)))
+            best = min(best, p.distance(to: Point(x: s.x + t * dx, y: s.y + t * dy)))
+        }
+        return inside ? 0 : best
+    }
+
     /// The exact distance between two convex polygons (0 when they touch or overlap), by brute
     /// force: containment, crossing edges, then the nearest vertex–edge pair.
     static func distance(_ a: Polygon, _ b: Polygon) -> Double {
