@@ -58,7 +58,14 @@ extension ConsistencyChecker {
         func note(_ name: String) { if !changed.contains(name) { changed.append(name) } }
         /// The annotation rows' repairs, through the store.
         func repairRows() throws {
-            for repair in plan.rows {
+            for planned in plan.rows {
+                var repair = planned
+                // Of an overlapping pair, the label placed by hand stays and the other moves.
+                if let partner = repair.partner, repair.codes == [.overlappingAnnotation],
+                   try !store.annotationRow(store.featureTable(repair.table), fid: repair.fid, footprintProblem: { _ in })
+                       .override.isDisjoint(with: [.position, .angle]) {
+                    repair = RepairPlan.RowRepair(table: partner.annotationTable, fid: partner.annotationFid, codes: [.overlappingAnnotation])
+                }
                 let table = try store.featureTable(repair.table)
                 switch try repairRow(repair, in: table, classes: classes) {
                 case .updated: result.updated += 1
@@ -71,7 +78,7 @@ extension ConsistencyChecker {
                 let table = try store.featureTable(creation.table)
                 guard let compiled = classes[Self.key(table.name, creation.classID)] else { continue }
                 let feature = try store.feature(store.featureTable(creation.originTable), fid: creation.originFid)
-                let row = try engine.freshRow(for: feature, compiled)
+                let row = try engine.newRow(for: feature, compiled)
                 guard !row.text.isEmpty else { continue }
                 _ = try store.insertAnnotation(row, into: table)
                 result.created += 1
@@ -121,8 +128,9 @@ extension ConsistencyChecker {
         guard let compiled = classes[Self.key(table.name, classID)], let featureID = row.featureID else { return .unchanged }
         let feature = try store.feature(store.featureTable(compiled.definition.originTable), fid: featureID)
         let old = row
-        if codes.contains(.wrongClass) || codes.contains(.stalePlacement) {
-            row = try engine.regenerated(row, for: feature, previousGeometry: nil, compiled)
+        let replace = codes.contains(.overlappingAnnotation) || codes.contains(.unplacedAnnotation)
+        if codes.contains(.wrongClass) || codes.contains(.stalePlacement) || replace {
+            row = try engine.regenerated(row, for: feature, previousGeometry: nil, compiled, replace: replace)
         } else {
             if codes.contains(.staleText) { row.text = try engine.text(of: feature, compiled) }
             let placement = try row.anchor.map { Placement(anchor: $0, angle: row.angle) } ?? engine.placement(of: feature, compiled)

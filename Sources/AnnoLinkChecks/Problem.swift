@@ -31,11 +31,11 @@ public enum ProblemCode: String, CaseIterable, Hashable, Sendable, Comparable {
     case unplacedAnnotation = "unplaced-annotation"
 
     /// Whether `check --fix` repairs this kind of problem. Overlapping and unplaced annotation
-    /// are left for now: their repair is to place the labels again, which `RepairPlan` does not
-    /// yet plan.
+    /// are repaired by placing the reported row again, conflict-aware, among the labels around
+    /// it (a label with no room stays unplaced; one set by hand is not moved).
     public var isRepairable: Bool {
         switch self {
-        case .invalidGeometry, .unknownClass, .overlappingAnnotation, .unplacedAnnotation: false
+        case .invalidGeometry, .unknownClass: false
         default: true
         }
     }

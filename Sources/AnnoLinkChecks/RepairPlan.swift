@@ -11,6 +11,9 @@ public struct RepairPlan: Sendable {
         var originTable: String?
         var codes: Set<ProblemCode> = []
         var targetClassID: Int64?
+        /// For an overlap: the other row of the pair, placed again instead when this one was
+        /// placed by hand.
+        var partner: AnnotationReference?
     }
 
     /// An annotation row to create.
@@ -48,7 +51,7 @@ public struct RepairPlan: Sendable {
             return
         }
         switch problem.code {
-        case .invalidGeometry, .unknownClass, .overlappingAnnotation, .unplacedAnnotation:
+        case .invalidGeometry, .unknownClass:
             return
         case .index:
             index[problem.table, default: []].append(problem.annotationFid ?? problem.originFid ?? 0)
@@ -57,7 +60,7 @@ public struct RepairPlan: Sendable {
                 let fid = problem.originFid
             else { return }
             creations.append(Creation(table: table, classID: classID, originTable: origin, originFid: fid))
-        case .orphan, .duplicate, .wrongClass, .staleText, .stalePlacement, .footprint:
+        case .orphan, .duplicate, .wrongClass, .staleText, .stalePlacement, .footprint, .overlappingAnnotation, .unplacedAnnotation:
             guard let table = problem.annotationTable, let fid = problem.annotationFid else { return }
             let position: Int
             if let known = rowIndex[table]?[fid] {
@@ -69,6 +72,7 @@ public struct RepairPlan: Sendable {
             }
             rows[position].codes.insert(problem.code)
             if problem.code == .wrongClass { rows[position].targetClassID = problem.targetClassID }
+            if problem.code == .overlappingAnnotation { rows[position].partner = problem.overlapped }
         }
         repairing[problem.code, default: 0] += 1
     }

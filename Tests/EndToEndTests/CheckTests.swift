@@ -248,7 +248,8 @@ struct CheckTests {
 
         // Another program moves label 10 by 12 ft without saying it was by hand: what it records
         // no longer matches its feature, so it is stale, and only it.
-        _ = try Harness.sqlite(path, "UPDATE Loudoun_Address_PointsAnno_1 SET AnchorX = AnchorX - 12 WHERE fid = 10")
+        guard Harness.hasGDAL else { return }
+        try Harness.gdalSQL(path, "UPDATE Loudoun_Address_PointsAnno_1 SET AnchorX = AnchorX - 12 WHERE fid = 10")
         let moved = try check(path, "--table", "Loudoun_Address_Points_1")
         #expect(Set(moved.problems.keys.map { "\($0.code) \($0.annotationFid!)" }) == ["stale-placement 10"], "\(moved.problems)")
         #expect(moved.problems.values.first?.contains("since the label was placed") == true, "\(moved.problems)")

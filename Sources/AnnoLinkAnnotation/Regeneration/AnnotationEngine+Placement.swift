@@ -77,6 +77,14 @@ extension AnnotationEngine {
         return chosen(candidates, index: solution.chosen[0], placed: solution.placed[0], for: row)
     }
 
+    /// The annotation row the class's rules make for `feature`, placed conflict-aware among the
+    /// labels around it (`freshRow`, then `placed`); a row with no text is not placed.
+    public func newRow(for feature: Feature, _ compiled: CompiledClass) throws -> AnnotationRow {
+        let row = try freshRow(for: feature, compiled)
+        guard !row.text.isEmpty else { return row }
+        return try placed(row, for: feature, in: store.featureTable(compiled.definition.annotationTable), compiled)
+    }
+
     /// `row` at candidate `index` of `candidates` (the rule placement first), `Status` and
     /// `PlacedFrom` set.
     func chosen(_ candidates: [LabelCandidate], index: Int, placed: Bool, for row: AnnotationRow) -> AnnotationRow {
