@@ -235,7 +235,7 @@ extension ConsistencyChecker {
                     parts.append("it has no anchor")
                 }
             }
-            let recordedAngle = basis?.ruleAngle ?? row.angle
+            let recordedAngle = basis?.ruleAngle(from: row.angle) ?? row.angle
             if !row.override.contains(.angle), FootprintComparison.angleDifference(recordedAngle, rule.angle) > tolerances.angle {
                 parts.append(basis == nil
                     ? "angle is \(Self.format(row.angle))°; the rules give \(Self.format(rule.angle))°"

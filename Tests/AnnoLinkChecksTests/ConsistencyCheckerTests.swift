@@ -90,7 +90,7 @@ struct ConsistencyCheckerTests {
         let problems = try s.problems()
         #expect(problems.map(\.code) == [.staleText, .stalePlacement])
         #expect(problems[0].message == "text is '1 NOWHERE'; the expression gives '\(good.text)'")
-        #expect(problems[1].message.hasPrefix("anchor is 10.18 pt (14.14 map units) from the rules' anchor"), "\(problems[1].message)")
+        #expect(problems[1].message.hasPrefix("the rules' anchor moved 10.18 pt (14.14 map units) since the label was placed"), "\(problems[1].message)")
         let result = try s.repair()
         #expect(result.updated == 1)
         #expect(result.repaired == [.staleText: 1, .stalePlacement: 1])

@@ -250,7 +250,8 @@ import Testing
             let original = try rows(helsinki), copied = try rows(both)
             #expect(original.count > 1000 && copied == original, "\(table): \(firstDifference(original, copied))")
         }
-        let check = try Harness.annolink("check", both, "--table", "address_anno")
+        // Consistent; Helsinki's entrances of one address stack their labels (overlaps).
+        let check = try Harness.annolink("check", both, "--table", "address_anno", "--only", CheckReviewTests.consistency)
         #expect(check.status == 0, "\(check.stdout)")
     }
 

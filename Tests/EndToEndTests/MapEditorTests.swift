@@ -211,14 +211,14 @@ struct MapEditorTests {
         #expect(try Harness.sqlite(path, "SELECT last_edited_date FROM Loudoun_Address_Points_1 WHERE fid = 831") == "2026-12-01T10:20:30.000Z")
         #expect((seen["dateError"] as? String)?.contains("last_edited_date: '2026-02-30' is not a date") == true, "\(seen["dateError"] ?? "")")
 
-        // The point went where the tap was, and its label was placed again by its class's rules
-        // (which put it about 1 ft from where Esri's import had it), so it moved by about the step.
+        // The point went where the tap was, and its label with it: carried by the step, or, where
+        // that lands on another label, placed around the point (within a label's width of it).
         let point = try #require(seen["point"] as? [Double]), target = try #require(seen["target"] as? [Double])
         let after = try Harness.sqlite(path, "SELECT AnchorX, AnchorY FROM \(anno) WHERE FeatureID = 831").split(separator: "|").compactMap { Double($0) }
         let anchorY = try #require(Double(before[2]))
         #expect(seen["message"] as? String == "moved Loudoun_Address_Points_1 831")
-        #expect(abs(after[0] - (anchorX + target[0] - point[0])) < 2)
-        #expect(abs(after[1] - (anchorY + target[1] - point[1])) < 2)
+        #expect(abs(after[0] - (anchorX + target[0] - point[0])) < 120)
+        #expect(abs(after[1] - (anchorY + target[1] - point[1])) < 30)
         #expect(abs(target[0] - point[0]) > 10)
         let drawn = try #require(seen["anchorAfterMove"] as? [Double])
         #expect(abs(drawn[0] - after[0]) < 1e-6 && abs(drawn[1] - after[1]) < 1e-6, "page anchor \(drawn) vs file \(after)")

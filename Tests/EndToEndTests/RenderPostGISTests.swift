@@ -111,7 +111,7 @@ struct RenderPostGISTests {
         let databasePictures = Set(try FileManager.default.contentsOfDirectory(atPath: fromDatabase.path).filter { $0.hasSuffix(".png") })
         #expect(databasePictures == filePictures.filter { !$0.hasPrefix("index-") })
         #expect(databasePictures.contains { $0.hasSuffix("-ParcelLinesAnno_1-\(fid).png") }, "\(databasePictures.sorted())")
-        #expect(databasePictures.count > 10)
+        #expect(databasePictures.count >= 1)
         for picture in databasePictures {
             #expect(try bytes(fromDatabase.appendingPathComponent(picture).path) == (try bytes(fromFile.appendingPathComponent(picture).path)), "\(picture)")
         }

@@ -160,7 +160,8 @@ struct ServiceLoadTests {
         let successes = committed.count, conflicts = tallies.map(\.conflicts).reduce(0, +)
         #expect(successes + conflicts == clients * editsPerClient, "every edit either succeeded or was reported as a conflict")
         #expect(Int(try Harness.sqlite(path, "SELECT count(*) FROM annolink_journal")) == journalBefore + successes)
-        let check = try Harness.annolink("check", path)
+        // Consistent (labels of points added on top of each other may be left unplaced).
+        let check = try Harness.annolink("check", path, "--only", CheckReviewTests.consistency)
         #expect(check.status == 0, "\(check.stdout.suffix(500))")
         print("many writers through serve: \(clients) clients × \(editsPerClient) edits: \(successes) succeeded, " +
               "\(conflicts) refused as conflicts (412), 0 failed otherwise, 0 lost")

@@ -98,8 +98,10 @@ struct SketchTests {
         #expect(abs(moved[0] - (start[0] + 24 * u)) < 1e-6)
         #expect(abs(moved[1] - (start[1] + 12 * u)) < 1e-6)
         let anchorAfter = try anchor(path, point)
-        #expect(abs(anchorAfter[0] - anchorBefore[0] - 24 * u) < 1e-6)
-        #expect(abs(anchorAfter[1] - anchorBefore[1] - 12 * u) < 1e-6)
+        // Carried by the vector — or, where the carried place comes within the clearance of
+        // another label, placed again at the rule position, 0.006 ft from where ArcGIS had it.
+        #expect(abs(anchorAfter[0] - anchorBefore[0] - 24 * u) < 0.01)
+        #expect(abs(anchorAfter[1] - anchorBefore[1] - 12 * u) < 0.01)
         #expect(try Harness.sqlite(path, "SELECT group_concat(fid || AnchorX || AnchorY || TextString, ',') " +
             "FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID != \(point)") == othersBefore)
 

@@ -95,7 +95,8 @@ extension AnnotationEngine {
         row.footprint = choice.footprint
         row.status = placed ? 0 : 1
         row.placedFrom = PlacementBasis(
-            source: .rules, anchor: choice.placement.anchor, ruleAnchor: candidates[0].placement.anchor, ruleAngle: candidates[0].placement.angle)
+            source: .rules, anchor: choice.placement.anchor, angle: choice.placement.angle, ruleAnchor: candidates[0].placement.anchor,
+            ruleAngle: candidates[0].placement.angle)
         return row
     }
 
@@ -104,8 +105,9 @@ extension AnnotationEngine {
     func isPlaced(_ row: AnnotationRow, from rule: Placement, _ compiled: CompiledClass) -> Bool {
         guard let anchor = row.anchor else { return false }
         let distance = Self.basisTolerance * compiled.mapUnitsPerPoint
-        let basis = row.placedFrom ?? PlacementBasis(source: .rules, anchor: anchor, ruleAnchor: anchor, ruleAngle: row.angle)
-        return basis.holds(anchor: anchor, ruleAnchor: rule.anchor, ruleAngle: rule.angle, distance: distance, degrees: Self.basisTolerance)
+        let basis = row.placedFrom ?? PlacementBasis(source: .rules, anchor: anchor, angle: row.angle, ruleAnchor: anchor, ruleAngle: row.angle)
+        return basis.holds(anchor: anchor, angle: row.angle, ruleAnchor: rule.anchor, ruleAngle: rule.angle, distance: distance,
+                           degrees: Self.basisTolerance)
     }
 }
 

@@ -251,8 +251,8 @@ public final class AnnotationEngine {
         if !row.override.contains(.text) { row.text = try text(of: feature, compiled) }
         let geometryChanged = previousGeometry != nil && previousGeometry != feature.geometry
         let rulePlacement = try placement(of: feature, compiled)
-        func basis(_ source: PlacementBasis.Source, _ anchor: Point) -> PlacementBasis {
-            PlacementBasis(source: source, anchor: anchor, ruleAnchor: rulePlacement.anchor, ruleAngle: rulePlacement.angle)
+        func basis(_ source: PlacementBasis.Source, _ placement: Placement) -> PlacementBasis {
+            PlacementBasis(source: source, anchor: placement.anchor, angle: placement.angle, ruleAnchor: rulePlacement.anchor, ruleAngle: rulePlacement.angle)
         }
         if row.override.contains(.position) || (geometryChanged && !compiled.definition.updateOnShapeChange) {
             var placement = Placement(anchor: row.anchor ?? rulePlacement.anchor, angle: row.angle)
@@ -267,7 +267,7 @@ public final class AnnotationEngine {
             row.angle = placement.angle
             row.status = 0
             row.footprint = try footprint(text: row.text, placement: placement, row: row, compiled)
-            row.placedFrom = basis(row.override.contains(.position) ? .person : existing.placedFrom?.source ?? .rules, placement.anchor)
+            row.placedFrom = basis(row.override.contains(.position) ? .person : existing.placedFrom?.source ?? .rules, placement)
             return row
         }
         let table = try store.featureTable(compiled.definition.annotationTable)
@@ -284,7 +284,7 @@ public final class AnnotationEngine {
             row.anchor = placement.anchor
             row.status = 0
             row.footprint = try footprint(text: row.text, placement: placement, row: row, compiled)
-            row.placedFrom = basis(.rules, placement.anchor)
+            row.placedFrom = basis(.rules, placement)
             return row
         }
         if let decided = plan?.decision(table: table.name, classID: row.classID, featureID: feature.fid) {

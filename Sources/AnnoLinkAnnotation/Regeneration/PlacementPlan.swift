@@ -128,17 +128,52 @@ extension AnnotationEngine {
             keys: items.map { "\($0.key.table)\u{1F}\($0.key.classID)\u{1F}\($0.text)" },
             points: items.map { $0.candidates[0].placement.anchor },
             distances: items.map { item in item.compiled.preferences.removeDuplicates.map { $0 * item.compiled.mapUnitsPerPoint } ?? 0 })
-        let solved = items.indices.filter { !duplicate[$0] }
+        let kept = items.indices.filter { !duplicate[$0] }
         // One clearance for the problem: the largest any class asks for.
-        let gap = solved.map { clearance(items[$0].compiled) }.max() ?? 0
+        let gap = kept.map { clearance(items[$0].compiled) }.max() ?? 0
+        let free = Self.settledAtRule(kept.map { items[$0].candidates }, obstacles: obstacles, clearance: gap)
+        let solved = kept.indices.filter { !free[$0] }.map { kept[$0] }
         let solution = LabelSolver.solve(LabelProblem(labels: solved.map { items[$0].candidates }, obstacles: obstacles, clearance: gap))
         func decide(_ item: PlanItem, _ index: Int, _ placed: Bool) {
             let choice = item.candidates[index], rule = item.candidates[0].placement
             plan.decisions[item.key] = PlacementPlan.Decision(
                 placement: choice.placement, footprint: choice.footprint, placed: placed,
-                basis: PlacementBasis(source: .rules, anchor: choice.placement.anchor, ruleAnchor: rule.anchor, ruleAngle: rule.angle))
+                basis: PlacementBasis(
+                    source: .rules, anchor: choice.placement.anchor, angle: choice.placement.angle, ruleAnchor: rule.anchor, ruleAngle: rule.angle))
         }
+        for (k, i) in kept.enumerated() where free[k] { decide(items[i], 0, true) }
         for (k, i) in solved.enumerated() { decide(items[i], solution.chosen[k], solution.placed[k]) }
         for i in items.indices where duplicate[i] { decide(items[i], 0, false) }
+    }
+
+    /// Which labels are settled at their rule placement before any search: those whose rule
+    /// placement (candidate 0, cost 0) keeps `clearance` from every obstacle and from every
+    /// candidate of every other label. Placing them there costs nothing and hinders no one, so
+    /// the solver need not see them (PAL's reduction); on a map with room, most labels.
+    static func settledAtRule(_ labels: [[LabelCandidate]], obstacles: [LabelOutline], clearance: Double) -> [Bool] {
+        func grown(_ e: Envelope) -> Envelope { e.expanded(by: clearance) }
+        var reach: [Envelope] = labels.map { candidates in
+            candidates.dropFirst().reduce(candidates.first?.outline.envelope ?? Envelope(minX: 0, minY: 0, maxX: 0, maxY: 0)) { $0.union($1.outline.envelope) }
+        }
+        for i in reach.indices { reach[i] = grown(reach[i]) }
+        var around = LabelIndex(cellSize: LabelIndex.suggestedCellSize(for: reach))
+        for (i, e) in reach.enumerated() { around.insert(i, envelope: e) }
+        var blocking = LabelIndex(cellSize: LabelIndex.suggestedCellSize(for: obstacles.map(\.envelope)))
+        for (i, o) in obstacles.enumerated() { blocking.insert(i, envelope: grown(o.envelope)) }
+        var neighbours: [Int] = []
+        return labels.indices.map { i in
+            guard let rule = labels[i].first?.outline else { return false }
+            var clear = true
+            blocking.query(rule.envelope) { o in
+                if clear, obstacles[o].intersects(rule, clearance: clearance) { clear = false }
+            }
+            guard clear else { return false }
+            neighbours.removeAll(keepingCapacity: true)
+            around.query(grown(rule.envelope)) { j in if j != i { neighbours.append(j) } }
+            for j in neighbours {
+                for candidate in labels[j] where candidate.outline.intersects(rule, clearance: clearance) { return false }
+            }
+            return true
+        }
     }
 }

@@ -28,16 +28,17 @@ enum ArcGISPlacementRecord {
                 guard table.column(GeoPackage.placedFromColumn) != nil else { continue }
                 let t = quoteIdentifier(table.name)
                 let rows = try package.connection.rows(
-                    "SELECT fid, FeatureID, AnchorX, AnchorY FROM \(t) WHERE AnnotationClassID = ? AND FeatureID IS NOT NULL "
+                    "SELECT fid, FeatureID, AnchorX, AnchorY, Angle FROM \(t) WHERE AnnotationClassID = ? AND FeatureID IS NOT NULL "
                         + "AND AnchorX IS NOT NULL AND AnchorY IS NOT NULL ORDER BY fid", [.integer(c.definition.classID)])
                 let update = try package.connection.prepare("UPDATE \(t) SET \(quoteIdentifier(GeoPackage.placedFromColumn)) = ? WHERE fid = ?")
                 for row in rows {
                     guard let fid = row[0].integerValue, let featureID = row[1].integerValue,
-                          let x = row[2].doubleValue, let y = row[3].doubleValue,
+                          let x = row[2].doubleValue, let y = row[3].doubleValue, let angle = row[4].doubleValue,
                           let feature = try? package.feature(originTable, fid: featureID),
                           let rule = try? engine.placement(of: feature, c)
                     else { continue }
-                    let basis = PlacementBasis(source: .arcgis, anchor: Point(x: x, y: y), ruleAnchor: rule.anchor, ruleAngle: rule.angle)
+                    let basis = PlacementBasis(
+                        source: .arcgis, anchor: Point(x: x, y: y), angle: angle, ruleAnchor: rule.anchor, ruleAngle: rule.angle)
                     update.reset()
                     try update.bind([.text(basis.text), .integer(fid)])
                     _ = try update.step()

@@ -8,10 +8,11 @@ import Foundation
 /// rules turn them into one *rule placement* (`PlacementRules.place`: above the point, at the
 /// middle of the line). Conflict-aware placement, ArcGIS's label engine or a person may then put
 /// the label elsewhere. The basis records the rule placement the label was placed from, as an
-/// offset from the label's own anchor and an angle, so that later one can tell whether what it
-/// was placed from has changed (the rule placement moved: the feature's shape or the class
-/// changed) without storing the geometry. Being relative to the anchor, it survives a rigid move
-/// of feature and label together unchanged.
+/// offset from the label's own anchor and a turn from its own angle, so that later one can tell
+/// whether what it was placed from has changed (the rule placement moved: the feature's shape or
+/// the class changed; or the label itself was moved behind annolink's back) without storing the
+/// geometry. Being relative to the label, it survives a rigid move of feature and label
+/// together unchanged.
 public struct PlacementBasis: Hashable, Sendable {
     /// Who chose the position.
     public enum Source: String, Hashable, Sendable, CaseIterable {
@@ -26,19 +27,20 @@ public struct PlacementBasis: Hashable, Sendable {
     public var source: Source
     /// The rule placement's anchor minus the label's anchor, in map units, when it was placed.
     public var ruleOffset: (dx: Double, dy: Double)
-    /// The rule placement's angle when it was placed, in degrees.
-    public var ruleAngle: Double
+    /// The rule placement's angle minus the label's angle when it was placed, in degrees, in
+    /// (−180, 180].
+    public var ruleTurn: Double
 
-    public init(source: Source, ruleOffset: (dx: Double, dy: Double), ruleAngle: Double) {
+    public init(source: Source, ruleOffset: (dx: Double, dy: Double), ruleTurn: Double) {
         self.source = source
         self.ruleOffset = ruleOffset
-        self.ruleAngle = ruleAngle
+        self.ruleTurn = ruleTurn
     }
 
-    /// The basis of a label at `anchor` placed by `source` from the rule placement
+    /// The basis of a label at `anchor` and `angle` placed by `source` from the rule placement
     /// (`ruleAnchor`, `ruleAngle`).
-    public init(source: Source, anchor: Point, ruleAnchor: Point, ruleAngle: Double) {
-        self.init(source: source, ruleOffset: (ruleAnchor.x - anchor.x, ruleAnchor.y - anchor.y), ruleAngle: ruleAngle)
+    public init(source: Source, anchor: Point, angle: Double, ruleAnchor: Point, ruleAngle: Double) {
+        self.init(source: source, ruleOffset: (ruleAnchor.x - anchor.x, ruleAnchor.y - anchor.y), ruleTurn: Self.turn(ruleAngle - angle))
     }
 
     /// The rule anchor the label at `anchor` was placed from.
@@ -46,18 +48,29 @@ public struct PlacementBasis: Hashable, Sendable {
         Point(x: anchor.x + ruleOffset.dx, y: anchor.y + ruleOffset.dy)
     }
 
-    /// Whether the rule placement (`ruleAnchor`, `ruleAngle`) is still the one the label at
-    /// `anchor` was placed from: within `distance` map units and `degrees`.
-    public func holds(anchor: Point, ruleAnchor: Point, ruleAngle: Double, distance: Double, degrees: Double) -> Bool {
-        let recorded = self.ruleAnchor(from: anchor)
-        let turn = abs((ruleAngle - self.ruleAngle).truncatingRemainder(dividingBy: 360))
-        return recorded.distance(to: ruleAnchor) <= distance && min(turn, 360 - turn) <= degrees
+    /// The rule angle the label at `angle` was placed from, in [0, 360).
+    public func ruleAngle(from angle: Double) -> Double {
+        let a = (angle + ruleTurn).truncatingRemainder(dividingBy: 360)
+        return a < 0 ? a + 360 : (a == 360 ? 0 : a)
     }
 
-    /// The stored text: `source dx dy angle`, the numbers in the shortest form that reads back
+    /// Whether the rule placement (`ruleAnchor`, `ruleAngle`) is still the one the label at
+    /// `anchor` and `angle` was placed from: within `distance` map units and `degrees`.
+    public func holds(anchor: Point, angle: Double, ruleAnchor: Point, ruleAngle: Double, distance: Double, degrees: Double) -> Bool {
+        self.ruleAnchor(from: anchor).distance(to: ruleAnchor) <= distance && abs(Self.turn(ruleAngle - self.ruleAngle(from: angle))) <= degrees
+    }
+
+    /// `degrees` brought into (−180, 180].
+    static func turn(_ degrees: Double) -> Double {
+        var t = degrees.truncatingRemainder(dividingBy: 360)
+        if t > 180 { t -= 360 } else if t <= -180 { t += 360 }
+        return t
+    }
+
+    /// The stored text: `source dx dy turn`, the numbers in the shortest form that reads back
     /// exactly, e.g. `rules 0 0 0` or `arcgis -12.5 3.25 0`.
     public var text: String {
-        "\(source.rawValue) \(Self.number(ruleOffset.dx)) \(Self.number(ruleOffset.dy)) \(Self.number(ruleAngle))"
+        "\(source.rawValue) \(Self.number(ruleOffset.dx)) \(Self.number(ruleOffset.dy)) \(Self.number(ruleTurn))"
     }
 
     /// The basis `text` says; nil for text that is not one (another program's value, or none).
@@ -67,7 +80,7 @@ public struct PlacementBasis: Hashable, Sendable {
               let dx = Double(parts[1]), let dy = Double(parts[2]), let angle = Double(parts[3]),
               dx.isFinite, dy.isFinite, angle.isFinite
         else { return nil }
-        self.init(source: source, ruleOffset: (dx, dy), ruleAngle: angle)
+        self.init(source: source, ruleOffset: (dx, dy), ruleTurn: angle)
     }
 
     private static func number(_ value: Double) -> String {
@@ -77,13 +90,13 @@ public struct PlacementBasis: Hashable, Sendable {
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.source == b.source && a.ruleOffset.dx == b.ruleOffset.dx && a.ruleOffset.dy == b.ruleOffset.dy && a.ruleAngle == b.ruleAngle
+        a.source == b.source && a.ruleOffset.dx == b.ruleOffset.dx && a.ruleOffset.dy == b.ruleOffset.dy && a.ruleTurn == b.ruleTurn
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(source)
         hasher.combine(ruleOffset.dx)
         hasher.combine(ruleOffset.dy)
-        hasher.combine(ruleAngle)
+        hasher.combine(ruleTurn)
     }
 }

@@ -290,8 +290,12 @@ struct RegenerationTests {
         #expect(changes.map(\.kind) == [.updated, .created])
         #expect(changes.map(\.newText) == ["Alpha 2", "Alpha 2 (tall)"])
         let row = try #require(try s.package.annotationRows(second, featureID: 1).first)
-        // 1 pt at 1:2400 is twice as far as at 1:1200.
-        #expect(close(row.anchor, AnnotationScratch.anchor(above: AnnotationScratch.features[0].2, offset: 2)))
+        // Placed from the rule placement — 1 pt at 1:2400 is twice as far as at 1:1200 — and,
+        // that place being the first table's label's, around the point, clear of it.
+        let basis = try #require(row.placedFrom)
+        #expect(close(basis.ruleAnchor(from: row.anchor!), AnnotationScratch.anchor(above: AnnotationScratch.features[0].2, offset: 2)))
+        let first = try #require(try s.package.annotationRows(s.package.featureTable("towers_anno"), featureID: 1).first)
+        #expect(!LabelOutline(row.footprint!).intersects(LabelOutline(first.footprint!), clearance: 0))
     }
 
     @Test("regenerateAll counts what it created, reclassified and deleted")
