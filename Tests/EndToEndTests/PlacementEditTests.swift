@@ -92,3 +92,34 @@ struct PlacementEditTests {
         #expect(check.status == 0, "\(check.stdout)")
     }
 }
+
+@Suite("placement of the Helsinki addresses, end to end")
+struct HelsinkiPlacementTests {
+    @Test("every entrance of an address has a point: one label per address, none over another, the duplicates unplaced and reported")
+    func duplicatesRemoved() throws {
+        let path = try Harness.temporaryDirectory().appendingPathComponent("helsinki.gpkg").path
+        #expect(try Harness.annolink("import", Harness.packageRoot.appendingPathComponent("Fixtures/helsinki_address_points.gpkg").path, path).status == 0)
+        let made = try Harness.annolink("annotate", path, "--origin", "address_points", "--into", "address_anno",
+                                        "--expression", "$feature.street + \" \" + $feature.house_number", "--placement", "point",
+                                        "--remove-duplicates", "100")
+        #expect(made.status == 0, "\(made.stderr)")
+        for run in [[], ["--regenerate", "--replace"]] {
+            if !run.isEmpty { #expect(try Harness.annolink(["annotate", path] + run).status == 0) }
+            let overlaps = try Harness.annolink("check", path, "--only", "overlapping-annotation")
+            #expect(overlaps.status == 0, "\(run): \(overlaps.stdout)")
+            // Every address's text is on the map at least once; each placed text at most once
+            // within 100 pt (139 ft at 1:1200) of another of its kind.
+            #expect(try Harness.sqlite(path, """
+                SELECT count(*) FROM (SELECT TextString FROM address_anno GROUP BY TextString HAVING sum(Status = 0) = 0)
+                """) == "0", "\(run)")
+            let distinct = try #require(Int(try Harness.sqlite(path, "SELECT count(DISTINCT street || ' ' || house_number) FROM address_points")))
+            let placed = try #require(Int(try Harness.sqlite(path, "SELECT count(*) FROM address_anno WHERE Status = 0")))
+            #expect(placed >= distinct && placed < distinct + distinct / 10, "\(run): \(placed) placed for \(distinct) addresses")
+            // The others are unplaced, as ArcGIS stores them, and check lists each.
+            let unplaced = try Harness.sqlite(path, "SELECT count(*) FROM address_anno WHERE Status = 1")
+            let listed = try Harness.annolink("check", path, "--only", "unplaced-annotation", "--json")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+            #expect((object["problems"] as? [Any])?.count == Int(unplaced), "\(run)")
+        }
+    }
+}
