@@ -80,26 +80,15 @@ extension AnnotationEngine {
                               changed: ((AnnotationChange) -> Void)? = nil) throws -> RegenerationSummary {
         var summary = RegenerationSummary()
         let plan = replace ? try planPlacement(annotationTable: annotationTable) : nil
-        var origins: [String] = []
-        for c in try store.annotationClasses() where annotationTable == nil || c.annotationTable.lowercased() == annotationTable!.lowercased() {
-            if !origins.contains(where: { $0.lowercased() == c.originTable.lowercased() }) { origins.append(c.originTable) }
-        }
-        for origin in origins {
+        for origin in origins(of: try registeredClasses(of: annotationTable)) {
             let table = try store.featureTable(origin)
-            var fids: [Int64] = []
-            try store.forEachFeature(table, matching: nil, fields: []) { fids.append($0.fid) }
-            // A batch of features read at a time (`reads`), then each one regenerated.
-            for start in stride(from: 0, to: fids.count, by: Self.readBatch) {
-                let batch = Array(fids[start..<min(start + Self.readBatch, fids.count)])
-                let reads = try reads(originTable: table.name, fids: batch, features: true)
-                for fid in batch {
-                    let changes = try regenerate(originTable: table.name, fid: fid, feature: reads.feature(fid, of: table.name), previousGeometry: nil,
-                                                 isNew: false, reads: reads, plan: plan)
-                    summary.add(changes)
-                    if let changed { changes.forEach(changed) }
-                    summary.features += 1
-                    if summary.features % 1024 == 0 { progress(summary.features) }
-                }
+            try forEachFeatureRead(table) { fid, reads in
+                let changes = try regenerate(originTable: table.name, fid: fid, feature: reads.feature(fid, of: table.name), previousGeometry: nil,
+                                             isNew: false, reads: reads, plan: plan)
+                summary.add(changes)
+                if let changed { changes.forEach(changed) }
+                summary.features += 1
+                if summary.features % 1024 == 0 { progress(summary.features) }
             }
         }
         summary.unplaced = plan?.unplacedCount ?? 0
@@ -109,5 +98,29 @@ extension AnnotationEngine {
         }
         progress(summary.features)
         return summary
+    }
+
+    /// The registered classes of `annotationTable`, or every one.
+    func registeredClasses(of annotationTable: String?) throws -> [AnnotationClass] {
+        try store.annotationClasses().filter { annotationTable == nil || $0.annotationTable.lowercased() == annotationTable!.lowercased() }
+    }
+
+    /// The origin tables `classes` label, each once, in their order.
+    func origins(of classes: [AnnotationClass]) -> [String] {
+        var origins: [String] = []
+        for c in classes where !origins.contains(where: { $0.lowercased() == c.originTable.lowercased() }) { origins.append(c.originTable) }
+        return origins
+    }
+
+    /// Calls `body` with every feature of `table` in fid order, and what regeneration reads of
+    /// it, read a batch of `readBatch` features at a time (`reads(originTable:fids:features:)`).
+    func forEachFeatureRead(_ table: FeatureTable, _ body: (Int64, RegenerationReads) throws -> Void) throws {
+        var fids: [Int64] = []
+        try store.forEachFeature(table, matching: nil, fields: []) { fids.append($0.fid) }
+        for start in stride(from: 0, to: fids.count, by: Self.readBatch) {
+            let batch = Array(fids[start..<min(start + Self.readBatch, fids.count)])
+            let reads = try reads(originTable: table.name, fids: batch, features: true)
+            for fid in batch { try body(fid, reads) }
+        }
     }
 }

@@ -66,37 +66,29 @@ extension AnnotationEngine {
         var items: [PlanItem] = []
         var replaced: Set<String> = []
         var features = 0
-        let scope = try store.annotationClasses().filter { annotationTable == nil || $0.annotationTable.lowercased() == annotationTable!.lowercased() }
-        var origins: [String] = []
-        for c in scope where !origins.contains(where: { $0.lowercased() == c.originTable.lowercased() }) { origins.append(c.originTable) }
-        for origin in origins {
+        let scope = try registeredClasses(of: annotationTable)
+        for origin in origins(of: scope) {
             let table = try store.featureTable(origin)
             let compiled = try classes(labelling: origin).filter { c in
                 scope.contains { $0.annotationTable.lowercased() == c.definition.annotationTable.lowercased() && $0.classID == c.definition.classID }
             }
-            var fids: [Int64] = []
-            try store.forEachFeature(table, matching: nil, fields: []) { fids.append($0.fid) }
-            for start in stride(from: 0, to: fids.count, by: Self.readBatch) {
-                let batch = Array(fids[start..<min(start + Self.readBatch, fids.count)])
-                let reads = try reads(originTable: table.name, fids: batch, features: true)
-                for fid in batch {
-                    features += 1
-                    let feature = try reads.feature(fid, of: table.name)
-                    guard let geometry = feature.geometry, !geometry.isEmpty else { continue }
-                    for c in compiled where try reads.selects(c, fid) ?? selects(c, fid: fid) {
-                        let d = c.definition
-                        let annotation = try store.featureTable(d.annotationTable)
-                        let existing = reads.rows(of: d.annotationTable, featureID: fid).first { $0.classID == d.classID }
-                        if let existing, !existing.override.isDisjoint(with: [.position, .angle]) { continue }
-                        var row = try existing ?? freshRow(for: feature, c)
-                        if !row.override.contains(.text) { row.text = try text(of: feature, c) }
-                        guard !row.text.isEmpty else { continue }
-                        if let fid = existing?.fid { replaced.insert("\(d.annotationTable.lowercased())\u{0}\(fid)") }
-                        items.append(PlanItem(
-                            key: .init(table: d.annotationTable, classID: d.classID, featureID: fid), srsID: annotation.srsID, text: row.text,
-                            candidates: try candidates(for: feature, row: row, c), compiled: c))
-                    }
-                    if features % 1024 == 0 { progress(features) }
+            try forEachFeatureRead(table) { fid, reads in
+                features += 1
+                if features % 1024 == 0 { progress(features) }
+                let feature = try reads.feature(fid, of: table.name)
+                guard let geometry = feature.geometry, !geometry.isEmpty else { return }
+                for c in compiled where try reads.selects(c, fid) ?? selects(c, fid: fid) {
+                    let d = c.definition
+                    let annotation = try store.featureTable(d.annotationTable)
+                    let existing = reads.rows(of: d.annotationTable, featureID: fid).first { $0.classID == d.classID }
+                    if let existing, !existing.override.isDisjoint(with: [.position, .angle]) { continue }
+                    var row = try existing ?? freshRow(for: feature, c)
+                    if !row.override.contains(.text) { row.text = try text(of: feature, c) }
+                    guard !row.text.isEmpty else { continue }
+                    if let fid = existing?.fid { replaced.insert("\(d.annotationTable.lowercased())\u{0}\(fid)") }
+                    items.append(PlanItem(
+                        key: .init(table: d.annotationTable, classID: d.classID, featureID: fid), srsID: annotation.srsID, text: row.text,
+                        candidates: try candidates(for: feature, row: row, c), compiled: c))
                 }
             }
         }
