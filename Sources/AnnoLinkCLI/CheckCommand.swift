@@ -18,8 +18,10 @@ struct CheckCommand: ParsableCommand {
               duplicate         more than one annotation for one feature and class (the best
                                 match is kept; the others are reported)
               stale-text        the text differs from the expression's value now
-              stale-placement   anchor or angle differ from the placement rules beyond the
-                                tolerance, unless Override says a person placed it
+              stale-placement   what the label was placed from changed: the rule placement
+                                its PlacedFrom records is not the one the feature gives now
+                                (beyond the tolerances), unless Override says a person placed
+                                it; where ArcGIS or a person put a label is not a problem
               wrong-class       the class's where clause no longer selects the feature
               footprint         the footprint polygon does not match the text, font and placement
               invalid-geometry  the origin geometry is invalid (GEOS's reason) or cannot be placed
@@ -31,9 +33,12 @@ struct CheckCommand: ParsableCommand {
                                 touch, in one table or two; reported once, on the row with
                                 the lower (table, fid), naming the other
               unplaced-annotation
-                                a label stored unplaced (Status 1), which maps do not draw
+                                a label stored unplaced (Status 1), which ArcGIS does not draw
+            and, only when asked with --only, as information:
+              off-rule          a label placed away from its rule position (by ArcGIS, a
+                                person or the placement), as PlacedFrom records
             --only CODE,... runs only the checks of those codes (with --fix: repairs only
-            those). The file is read in one pass per table, in bounded memory, except that the
+            those). --fix places overlapping and unplaced labels again, conflict-aware. The file is read in one pass per table, in bounded memory, except that the
             overlap check holds the placed labels' footprints (some 300 bytes a label);
             progress is shown on a terminal. docs/checks.md says how each problem is found.
 
@@ -116,7 +121,7 @@ struct CheckCommand: ParsableCommand {
         renderDirectory = try arguments.option(Self.render)
         if fix, renderDirectory != nil { throw CommandError.usage("--render draws the problems as found: leave out --fix") }
         table = try arguments.option(Self.table)
-        codes = try (arguments.option(Self.only)).map(Self.codes) ?? Set(ProblemCode.allCases)
+        codes = try (arguments.option(Self.only)).map(Self.codes) ?? ProblemCode.checkedByDefault
         func tolerance(_ declaration: ArgumentDeclaration, _ what: String) throws -> Double? {
             try arguments.option(declaration, as: what) { decimalNumber($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
         }

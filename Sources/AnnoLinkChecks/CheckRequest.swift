@@ -12,7 +12,7 @@ public struct Check: Hashable, Sendable {
     public var codes: Set<ProblemCode>
 
     /// A check of `table` (nil: the whole file) for `codes`.
-    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = Set(ProblemCode.allCases)) {
+    public init(table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = ProblemCode.checkedByDefault) {
         self.table = table
         self.tolerances = tolerances
         self.codes = codes
@@ -33,7 +33,7 @@ public struct CheckFix: Hashable, Sendable {
     public var command: String
 
     public init(
-        table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = Set(ProblemCode.allCases),
+        table: String? = nil, tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = ProblemCode.checkedByDefault,
         dryRun: Bool = false, command: String
     ) {
         self.table = table

@@ -244,6 +244,13 @@ extension ConsistencyChecker {
             if !parts.isEmpty {
                 stale = true
                 try report(problem(.stalePlacement, parts.joined(separator: "; ")))
+            } else if let basis, let anchor = row.anchor {
+                // Where the label was put, against the rule position: information.
+                let distance = basis.ruleAnchor(from: anchor).distance(to: anchor)
+                if distance / unit > tolerances.position || abs(basis.ruleTurn) > tolerances.angle {
+                    try report(problem(.offRule, "placed by \(basis.source.rawValue) \(Self.format(distance / unit)) pt (\(Self.format(distance)) map units) "
+                        + "from the rule position, turned \(Self.format(basis.ruleTurn))° from the rule angle"))
+                }
             }
         }
         // Repairing stale text or placement makes a new footprint anyway.

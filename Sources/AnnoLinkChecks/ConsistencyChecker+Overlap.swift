@@ -124,7 +124,7 @@ extension ConsistencyChecker {
                     try report(Problem(
                         code: .unplacedAnnotation, annotationTable: table.name, annotationFid: feature.fid, classID: row.classID,
                         originTable: origin, originFid: row.featureID,
-                        message: "'\(row.text)' is unplaced (Status 1): it is stored where it would go, and maps do not draw it until it is placed"))
+                        message: "'\(row.text)' is unplaced (Status 1): it is stored where it would go, and ArcGIS does not draw it until it is placed"))
                     return
                 }
                 guard reportsOverlap, row.status == 0, let geometry = feature.geometry, let envelope = geometry.envelope,

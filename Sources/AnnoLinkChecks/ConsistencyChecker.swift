@@ -62,12 +62,14 @@ public final class ConsistencyChecker {
     public var tolerances: CheckTolerances
     /// The kinds of problem a check looks for (all, unless `check --only` says); `run(_:)` sets
     /// those of its request. A pass that finds none of them is not run.
-    public var codes: Set<ProblemCode> = Set(ProblemCode.allCases)
+    public var codes: Set<ProblemCode> = ProblemCode.checkedByDefault
     var connection: Connection { package.connection }
 
     /// The codes the origin and annotation passes find, which run together: the annotation
     /// pass judges only what the origin pass found readable.
-    static let annotationPassCodes: Set<ProblemCode> = [.orphan, .missing, .duplicate, .staleText, .stalePlacement, .wrongClass, .footprint, .invalidGeometry]
+    static let annotationPassCodes: Set<ProblemCode> = [
+        .orphan, .missing, .duplicate, .staleText, .stalePlacement, .wrongClass, .footprint, .invalidGeometry, .offRule,
+    ]
 
     /// A checker for `package` with `tolerances`.
     public init(package: GeoPackage, tolerances: CheckTolerances = CheckTolerances()) {

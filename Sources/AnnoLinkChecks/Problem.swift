@@ -29,19 +29,28 @@ public enum ProblemCode: String, CaseIterable, Hashable, Sendable, Comparable {
     /// An annotation row stored unplaced (`Status` 1, as ArcGIS keeps a label it could not
     /// place): for a reviewer to place or accept.
     case unplacedAnnotation = "unplaced-annotation"
+    /// Information, reported only when asked (`check --only off-rule`): a label placed away
+    /// from its rule position — by ArcGIS's label engine, a person or conflict-aware placement —
+    /// farther than the position tolerance or turned more than the angle tolerance, as its
+    /// `PlacedFrom` records. Not a problem: where they were put is a choice.
+    case offRule = "off-rule"
 
     /// Whether `check --fix` repairs this kind of problem. Overlapping and unplaced annotation
     /// are repaired by placing the reported row again, conflict-aware, among the labels around
     /// it (a label with no room stays unplaced; one set by hand is not moved).
     public var isRepairable: Bool {
         switch self {
-        case .invalidGeometry, .unknownClass: false
+        case .invalidGeometry, .unknownClass, .offRule: false
         default: true
         }
     }
 
     /// The codes as `check --only` lists them, comma-separated, in declaration order.
     public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// The codes a check looks for unless told (`--only`): every problem; not `off-rule`, which
+    /// is information.
+    public static var checkedByDefault: Set<ProblemCode> { Set(allCases).subtracting([.offRule]) }
 
     /// Codes order as declared, so that summaries list them in a fixed order.
     public static func < (lhs: ProblemCode, rhs: ProblemCode) -> Bool {

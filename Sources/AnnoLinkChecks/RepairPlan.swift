@@ -51,7 +51,7 @@ public struct RepairPlan: Sendable {
             return
         }
         switch problem.code {
-        case .invalidGeometry, .unknownClass:
+        case .invalidGeometry, .unknownClass, .offRule:
             return
         case .index:
             index[problem.table, default: []].append(problem.annotationFid ?? problem.originFid ?? 0)

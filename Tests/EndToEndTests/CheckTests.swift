@@ -240,6 +240,14 @@ struct CheckTests {
             #expect(abs(distance - feet) < 0.005, "\(table) \(fid): \(text)")
         }
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM ParcelLinesAnno_1 WHERE PlacedFrom NOT LIKE 'arcgis %'") == "0")
+        // On request, as information: the 21 labels ArcGIS put off the rule position — two address
+        // labels off their point, four two-point lines slid, 15 labels elsewhere on their curves.
+        let offRule = try check(path, "--only", "off-rule")
+        #expect(Set(offRule.problems.keys.map(\.code)) == ["off-rule"])
+        #expect(Set(offRule.problems.keys.filter { $0.annotationTable == "Loudoun_Address_PointsAnno_1" }.compactMap(\.annotationFid)) == [10, 24])
+        #expect(Set(offRule.problems.keys.filter { $0.annotationTable == "ParcelLinesAnno_1" }.compactMap(\.annotationFid))
+            == [2, 7, 10, 14, 15, 17, 21, 31, 43, 52, 61, 72, 75, 82, 89, 94, 96, 102, 106])
+        #expect(offRule.problems.values.allSatisfy { $0.hasPrefix("placed by arcgis ") })
 
         // Regeneration keeps every label: their features are unchanged.
         let before = try Harness.dump(path)

@@ -260,7 +260,16 @@ struct MapEditorSketchTests {
         wait.until(lambda d: body("data-sketch-saved"))
         wait.until(lambda d: idle())
         out["saved"] = json.loads(body("data-sketch-saved"))
-        out["label"] = d.find_element(By.CSS_SELECTOR, 'text[data-layer="ParcelLinesAnno_1"][data-feature-id="%d"]' % out["fid"]).text
+        def shown():
+            found = d.find_elements(By.CSS_SELECTOR, 'text[data-layer="ParcelLinesAnno_1"][data-feature-id="%d"]' % out["fid"])
+            return found[0].text if found else None
+        # The view is drawn again after the save; on a busy machine that can come after idle().
+        expected = ((out["saved"].get("annotation") or [{}])[0]).get("newText")
+        try:
+            wait.until(lambda d: shown() == expected)
+        except Exception:
+            pass
+        out["label"] = shown()
         out["errors"] = d.find_element(By.ID, "errors").text
         out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
     finally:
