@@ -14,7 +14,8 @@ extension AnnotationEngine {
     /// alignments and offsets), the rule placement first.
     func candidates(for feature: Feature, row: AnnotationRow, _ compiled: CompiledClass) throws -> [LabelCandidate] {
         guard let geometry = feature.geometry else {
-            throw AnnotationError.placement(table: compiled.definition.originTable, fid: feature.fid, message: PlacementError.emptyGeometry.description)
+            throw AnnotationError.placement(
+                table: compiled.definition.originTable, fid: feature.fid, message: PlacementError.emptyGeometry.description)
         }
         let extent = try compiled.metrics.extent(of: row.text, pointSize: row.fontSize, kerning: false)
         do {
@@ -34,11 +35,12 @@ extension AnnotationEngine {
 
     /// The outlines of the placed labels (`Status` 0, with a footprint) of every annotation table
     /// in `srsID` whose boxes meet `box`, but row `fid` of `table` (the label being placed) and,
-    /// with `feature`, the other labels of that feature of `compiled`'s origin table.
-    func obstacles(meeting box: Envelope, srsID: Int64, excluding table: String, fid: Int64?, feature: Int64? = nil,
-                   _ compiled: CompiledClass? = nil) throws -> [LabelOutline] {
+    /// with `feature`, the other labels of that feature of its origin table.
+    func obstacles(meeting box: Envelope, srsID: Int64, excluding table: String, fid: Int64?,
+                   feature: (fid: Int64, originTable: String)? = nil) throws -> [LabelOutline] {
         var outlines: [LabelOutline] = []
-        let siblings = try feature == nil ? [] : Set(classes(labelling: compiled!.definition.originTable).map { $0.definition.annotationTable.lowercased() })
+        var siblings: Set<String> = []
+        if let feature { siblings = Set(try classes(labelling: feature.originTable).map { $0.definition.annotationTable.lowercased() }) }
         for name in try annotationTables() {
             let other = try store.featureTable(name)
             guard other.srsID == srsID else { continue }
@@ -46,7 +48,7 @@ extension AnnotationEngine {
             try store.forEachIndexedRow(other, meeting: box, size: .any, reading: .annotation) { indexed in
                 guard let row = indexed.annotation, row.status == 0, let footprint = row.footprint else { return }
                 if same, indexed.fid == fid { return }
-                if sibling, let feature, row.featureID == feature { return }
+                if sibling, let feature, row.featureID == feature.fid { return }
                 outlines.append(LabelOutline(footprint))
             }
         }
@@ -59,7 +61,7 @@ extension AnnotationEngine {
         let outline = LabelOutline(footprint)
         let gap = clearance(compiled)
         let around = try obstacles(meeting: outline.envelope.expanded(by: gap), srsID: table.srsID, excluding: table.name, fid: fid,
-                                   feature: feature, compiled)
+                                   feature: (feature, compiled.definition.originTable))
         return !around.contains { $0.intersects(outline, clearance: gap) }
     }
 
@@ -105,7 +107,9 @@ extension AnnotationEngine {
     func isPlaced(_ row: AnnotationRow, from rule: Placement, _ compiled: CompiledClass) -> Bool {
         guard let anchor = row.anchor else { return false }
         let distance = Self.basisTolerance * compiled.mapUnitsPerPoint
-        let basis = row.placedFrom ?? PlacementBasis(source: .rules, anchor: anchor, angle: row.angle, ruleAnchor: anchor, ruleAngle: row.angle)
+        // With none recorded, the row counts as placed at the rule placement it sits at.
+        let basis = row.placedFrom
+            ?? PlacementBasis(source: .rules, anchor: anchor, angle: row.angle, ruleAnchor: anchor, ruleAngle: row.angle)
         return basis.holds(anchor: anchor, angle: row.angle, ruleAnchor: rule.anchor, ruleAngle: rule.angle, distance: distance,
                            degrees: Self.basisTolerance)
     }

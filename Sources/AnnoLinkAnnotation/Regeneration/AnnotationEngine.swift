@@ -229,9 +229,10 @@ public final class AnnotationEngine {
     /// anchor and footprint moved by exactly the vector, text and angle as they are, no rule
     /// run — unless it lands on a label it was clear of before the move (its own feature's
     /// other labels aside): then it is placed by the rules, conflict-aware. A move creates no
-    /// overlap, and does not mend an old one. Esri: "the position of the annotation will transform to match any transformation
-    /// to the linked feature's geometry" (docs/placement.md, "Rigid moves"). A row that changes
-    /// class is placed by its new class's rules.
+    /// overlap, and does not mend an old one. Esri: "the position of the annotation will
+    /// transform to match any transformation to the linked feature's geometry"
+    /// (docs/placement.md, "Rigid moves"). A row that changes class is placed by its new
+    /// class's rules.
     public func regenerated(_ existing: AnnotationRow, for feature: Feature, previousGeometry: Geometry?,
                             translation: (dx: Double, dy: Double)? = nil, _ compiled: CompiledClass,
                             replace: Bool = false, plan: PlacementPlan? = nil, fitting: Bool = true) throws -> AnnotationRow {
@@ -252,7 +253,8 @@ public final class AnnotationEngine {
         let geometryChanged = previousGeometry != nil && previousGeometry != feature.geometry
         let rulePlacement = try placement(of: feature, compiled)
         func basis(_ source: PlacementBasis.Source, _ placement: Placement) -> PlacementBasis {
-            PlacementBasis(source: source, anchor: placement.anchor, angle: placement.angle, ruleAnchor: rulePlacement.anchor, ruleAngle: rulePlacement.angle)
+            PlacementBasis(
+                source: source, anchor: placement.anchor, angle: placement.angle, ruleAnchor: rulePlacement.anchor, ruleAngle: rulePlacement.angle)
         }
         if row.override.contains(.position) || (geometryChanged && !compiled.definition.updateOnShapeChange) {
             var placement = Placement(anchor: row.anchor ?? rulePlacement.anchor, angle: row.angle)
@@ -271,7 +273,8 @@ public final class AnnotationEngine {
             return row
         }
         let table = try store.featureTable(compiled.definition.annotationTable)
-        if !replace, existing.classID == row.classID, !geometryChanged, let anchor = existing.anchor, isPlaced(existing, from: rulePlacement, compiled) {
+        if !replace, existing.classID == row.classID, !geometryChanged, let anchor = existing.anchor,
+           isPlaced(existing, from: rulePlacement, compiled) {
             // What the label was placed from is unchanged: it stays.
             if row.text == existing.text, existing.footprint != nil { return row }
             row.footprint = try footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)
