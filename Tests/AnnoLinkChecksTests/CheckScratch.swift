@@ -25,7 +25,7 @@ final class CheckScratch {
 
     /// Every code but the review pass's: the sample's labels overlap (its generator does not
     /// deconflict them), and these tests are about annotation out of step with its rules.
-    static let consistencyCodes = Set(ProblemCode.allCases).subtracting([.overlappingAnnotation, .unplacedAnnotation])
+    static let consistencyCodes = ProblemCode.checkedByDefault.subtracting([.overlappingAnnotation, .unplacedAnnotation])
 
     /// A checker of the sample for `codes` (the consistency checks unless told).
     func checker(_ tolerances: CheckTolerances = CheckTolerances(), codes: Set<ProblemCode> = consistencyCodes) -> ConsistencyChecker {

@@ -82,7 +82,7 @@ struct OverlapCheckTests {
         #expect(problems.map { "\($0.annotationTable!) \($0.annotationFid!) / \($0.overlapped!.annotationFid)" } == [
             "parcel_lines_anno 1 / 2", "parcel_lines_anno 3 / 1", "parcel_lines_anno 4 / 5",
         ])
-        let address = try s.problems(table: "address_points_anno", codes: Set(ProblemCode.allCases))
+        let address = try s.problems(table: "address_points_anno", codes: ProblemCode.checkedByDefault)
         #expect(address.filter { $0.code == .overlappingAnnotation }.map(\.annotationFid) == [1])
         #expect(!address.contains { $0.code == .unplacedAnnotation }, "the unplaced row is in the other table")
     }
@@ -90,7 +90,7 @@ struct OverlapCheckTests {
     @Test("codes limit the check: only the codes asked for are reported, and a fix repairs only those")
     func onlyCodes() throws {
         let s = try Self.laidOut()
-        let all = try s.problems(codes: Set(ProblemCode.allCases))
+        let all = try s.problems(codes: ProblemCode.checkedByDefault)
         #expect(all.contains { $0.code == .footprint }, "the hand-laid footprints do not match their text")
         #expect(Set(try s.problems(codes: [.unplacedAnnotation]).map(\.code)) == [.unplacedAnnotation])
         #expect(try s.problems(codes: [.index]).isEmpty)
