@@ -2,6 +2,7 @@
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkStore
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -115,7 +116,7 @@ struct OverlapCheckTests {
     func gridMatchesEveryPair() throws {
         var labels = ConsistencyChecker.PlacedLabels()
         labels.tables = []
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for i in 0..<400 {
             let x = generator.next(below: 600), y = generator.next(below: 600)
             let w = 2 + generator.next(below: 30), h = 2 + generator.next(below: 8)
@@ -150,19 +151,8 @@ extension CheckScratch {
     }
 }
 
-/// A small deterministic generator, so that the random layout is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A number in `0 ..< limit`.
     mutating func next(below limit: Double) -> Double { Double(next() >> 11) / Double(1 << 53) * limit }
 }

@@ -391,19 +391,6 @@ import Testing
 
 // MARK: - Fixtures
 
-/// A deterministic generator, so that every run sees the same boxes.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum Fixture {
     /// A box like a parcel boundary segment's: 0–500 units across in a 100,000-unit square
     /// around the origin; one in ten is a point.

@@ -1,5 +1,6 @@
 import AnnoLinkAnnotation
 import AnnoLinkGeometry
+import AnnoLinkTestSupport
 import Testing
 
 /// `LabelIndex`: queries agree with a scan of all envelopes, through inserts, removes and
@@ -7,7 +8,7 @@ import Testing
 struct LabelIndexTests {
     @Test("random envelopes: queries report exactly the intersecting ids, each once")
     func againstScan() {
-        var random = SeededRandom(seed: 17)
+        var random = SplitMix64(seed: 17)
         var index = LabelIndex(cellSize: 10, maximumCellsPerEntry: 16)
         var envelopes: [Int: Envelope] = [:]
         func randomEnvelope(maxSide: Double) -> Envelope {

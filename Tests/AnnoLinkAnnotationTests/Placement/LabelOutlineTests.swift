@@ -1,5 +1,6 @@
 import AnnoLinkAnnotation
 import AnnoLinkGeometry
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -68,7 +69,7 @@ struct LabelOutlineTests {
 
     @Test("random rotated boxes agree with the brute-force distance: exact at clearance 0, never lax above it")
     func bruteForce() {
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         var apartCount = 0, conflictCount = 0
         for _ in 0..<4000 {
             let a = PlacementFixtures.box(centre: Point(x: 0, y: 0), width: .random(in: 0.5...20, using: &random),

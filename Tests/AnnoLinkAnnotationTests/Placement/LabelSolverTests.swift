@@ -1,5 +1,6 @@
 import AnnoLinkAnnotation
 import AnnoLinkGeometry
+import AnnoLinkTestSupport
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ struct LabelSolverTests {
 
     @Test("a crowded cluster: some unplaced, no placed pair in conflict, never worse than the greedy start")
     func crowdedCluster() {
-        var random = SeededRandom(seed: 11)
+        var random = SplitMix64(seed: 11)
         let points = (0..<60).map { _ in Point(x: .random(in: 0...120, using: &random), y: .random(in: 0...120, using: &random)) }
         let problem = LabelProblem(labels: PlacementFixtures.pointLabels(points), clearance: clearance)
         let greedy = LabelSolver.solve(problem, limits: .greedyOnly)
@@ -42,7 +43,7 @@ struct LabelSolverTests {
 
     @Test("the same labels in another order, with the obstacles shuffled, get the same answer per label")
     func orderIndependent() {
-        var random = SeededRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         let points = (0..<300).map { _ in Point(x: .random(in: 0...600, using: &random), y: .random(in: 0...600, using: &random)) }
         let labels = PlacementFixtures.pointLabels(points)
         let obstacles = (0..<20).map { _ in
@@ -91,7 +92,7 @@ struct LabelSolverTests {
 
     @Test("an incremental call: a few labels among hundreds of fixed outlines")
     func incremental() {
-        var random = SeededRandom(seed: 3)
+        var random = SplitMix64(seed: 3)
         let kept = PlacementFixtures.pointLabels((0..<400).map { _ in Point(x: .random(in: 0...2000, using: &random), y: .random(in: 0...2000, using: &random)) })
         let obstacles = kept.map { $0[0].outline }
         let labels = PlacementFixtures.pointLabels((0..<12).map { _ in Point(x: .random(in: 0...2000, using: &random), y: .random(in: 0...2000, using: &random)) })
@@ -117,7 +118,7 @@ struct LabelSolverTests {
     /// Half point labels, half two-point lines (lengths 10–150 ft, any direction), texts of
     /// 15–60 pt, spread so that about 40 % of the rule's footprints overlap another.
     static func syntheticProblem(labels count: Int, seed: UInt64) throws -> LabelProblem {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let fpp = PlacementFixtures.feetPerPoint
         let side = (Double(count) * 4000).squareRoot()
         var labels: [[LabelCandidate]] = []

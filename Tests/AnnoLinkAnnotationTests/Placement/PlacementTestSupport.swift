@@ -2,19 +2,6 @@ import AnnoLinkAnnotation
 import AnnoLinkGeometry
 import Foundation
 
-/// SplitMix64: the same sequence on every machine, for synthetic placement problems.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum PlacementFixtures {
     /// Loudoun's text at 1:1200: one point of text in US survey feet.
     static let feetPerPoint = PlacementRules.mapUnitsPerPoint(referenceScale: 1200, metresPerUnit: 1200.0 / 3937)
