@@ -132,6 +132,7 @@ public enum PostGISLayout {
             }
         }
         try connection.execute(ddl)
+        try connection.execute(PostGISStore.requestKeysDDL)
         let versions = try connection.query("SELECT version FROM annolink.layout").rows.compactMap { $0[0].integerValue }
         if versions.isEmpty {
             try connection.query("INSERT INTO annolink.layout (version) VALUES ($1)", [.int4(Int32(version))])

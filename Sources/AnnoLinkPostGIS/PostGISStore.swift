@@ -20,6 +20,9 @@ public final class PostGISStore: FeatureStore {
     weak var journalCache: PostGISJournal?
     /// The edit being recorded: row images by table and fid (nil outside an edit).
     var recording: EditRecording?
+    /// The connection's `statement_timeout` in milliseconds while `withStatementTimeLimit`
+    /// runs; nil outside it (no limit).
+    var statementTimeout: Int?
 
     /// Opens the data set in the database `text` names (`postgresql://…`, `PG:…`).
     ///

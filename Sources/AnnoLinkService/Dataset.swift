@@ -252,6 +252,9 @@ public final class Dataset: @unchecked Sendable {
         } catch let error as SQLiteError where error.resultCode == .interrupt && deadline.hasPassed {
             try deadline.check()
             throw error
+        } catch let error as PostgreSQLError where error.sqlState == "57014" && deadline.hasPassed {
+            try deadline.check()
+            throw error
         } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
             // Neither the edit's time nor the stop: a class where clause ran past
             // `conditionTimeLimit`; the edit rolled back.
@@ -266,7 +269,11 @@ public final class Dataset: @unchecked Sendable {
                 if joined { return try body(service) }
                 // A class added or changed by another server or command since this service's last edit.
                 if let store = service.store as? PostGISStore, try store.followLayout() { service.annotation.forgetClasses() }
-                return try Self.asUser(user, service) { try body(service) }
+                // Every statement, a wait for another session's row locks included, ends by
+                // the edit's deadline (SQLSTATE 57014, then `editTimeLimitExceeded` below).
+                return try service.store.withStatementTimeLimit(seconds: deadline.remaining) {
+                    try Self.asUser(user, service) { try body(service) }
+                }
             }
         }
         guard let writer, let writerPackage else { throw ServiceError.readOnly }
@@ -376,18 +383,18 @@ public final class Dataset: @unchecked Sendable {
     /// `fingerprint` sums up the request (its operation and parameters): the same key for a
     /// different request is refused.
     ///
-    /// - Throws: `ServiceError.idempotencyKeyReused` for a key of another request;
-    ///   `ServiceError.notOnThisStore` on PostGIS; whatever `write` throws.
+    /// - Throws: `ServiceError.idempotencyKeyReused` for a key of another request; whatever
+    ///   `write` throws.
     public func writeOnce(key: String, fingerprint: String, user: String?, _ body: (EditService) throws -> String) throws -> String {
         try write(user: user) { service in
-            guard let package = service.store as? GeoPackage else { throw ServiceError.notOnThisStore("an idempotency key") }
-            return try package.connection.write {
-                if let remembered = try package.rememberedAnswer(key: key, user: user, keptFor: Self.idempotencyKeySeconds) {
+            let store = service.store
+            return try store.inTransaction {
+                if let remembered = try store.rememberedAnswer(key: key, user: user, keptFor: Self.idempotencyKeySeconds) {
                     guard remembered.fingerprint == fingerprint else { throw ServiceError.idempotencyKeyReused }
                     return remembered.answer
                 }
                 let answer = try body(service)
-                try package.remember(key: key, user: user, fingerprint: fingerprint, answer: answer, keepingFor: Self.idempotencyKeySeconds)
+                try store.remember(key: key, user: user, fingerprint: fingerprint, answer: answer, keepingFor: Self.idempotencyKeySeconds)
                 return answer
             }
         }

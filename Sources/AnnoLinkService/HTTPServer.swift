@@ -243,7 +243,14 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// 400 for two `Content-Length` values that differ, or `Content-Length` beside
-    /// `Transfer-Encoding`; 501 for a transfer coding other than `chunked` (RFC 9112 §6).
+    /// `Transfer-Encoding`; 501 for a transfer coding other than `chunked`; 411 for a chunked
+    /// body (RFC 9112 §6, §6.3).
+    ///
+    /// A chunked request body is refused because libmicrohttpd 0.9.75 reads chunk lines ended by
+    /// a bare LF, which a proxy in front may read differently (request smuggling), and annolink
+    /// never sees the bytes to check them. Every client the service is tested with (GDAL,
+    /// OWSLib, esridump, Esri's Python API, QGIS, browsers' `fetch` and forms) sends a
+    /// `Content-Length`; RFC 9110 §15.5.12 lets a server require one.
     private func framingRefusal(_ connection: OpaquePointer) -> HTTPResponse? {
         guard let headers = try? values(of: connection, kind: MHD_ValueKind.HEADER_KIND) else { return nil }
         let lengths = Set(headers.filter { $0.0.lowercased() == "content-length" }.map { $0.1.trimmingCharacters(in: .whitespaces) })
@@ -251,8 +258,9 @@ public final class HTTPServer: @unchecked Sendable {
         if lengths.count > 1 { return .problem(status: 400, detail: "the request gives two different Content-Length values") }
         if !codings.isEmpty, !lengths.isEmpty { return .problem(status: 400, detail: "the request gives both Content-Length and Transfer-Encoding") }
         if let coding = codings.first(where: { $0 != "chunked" }) ?? (codings.count > 1 ? "chunked, chunked" : nil) {
-            return .problem(status: 501, detail: "the transfer coding '\(coding)' is not supported; send chunked or a Content-Length")
+            return .problem(status: 501, detail: "the transfer coding '\(coding)' is not supported; send the body with a Content-Length")
         }
+        if !codings.isEmpty { return .problem(status: 411, detail: "a chunked request body is not accepted; send the body with a Content-Length") }
         return nil
     }
 

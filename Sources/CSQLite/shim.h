@@ -29,4 +29,9 @@ static inline int annolink_sqlite_harden(sqlite3 *db, int trust_schema) {
     return rc;
 }
 
+/// glibc's memmem (linear time, the two-way algorithm for long needles), declared here because
+/// Swift's Glibc module is built without _GNU_SOURCE. The same declaration as <string.h>'s.
+#include <stddef.h>
+extern void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+
 #endif

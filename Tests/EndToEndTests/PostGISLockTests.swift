@@ -154,4 +154,68 @@ struct PostGISLockTests {
         #expect(try data.query("SELECT fid, \"AD_ADDRESS\" FROM public.\"Loudoun_Address_Points_1\" WHERE fid IN (831, 834) ORDER BY fid") == before)
         #expect(try server.request("/health").status == 200)
     }
+
+    @Test("an edit waiting on another session's row lock ends at --edit-timeout: answered as the time limit, nothing written, the lock holder unharmed")
+    func editTimeLimitHoldsWhileWaitingForALock() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let server = try ServeProcess(file: data.target, arguments: ["--edit-timeout", "2", "--quiet"])
+        defer { _ = server.stop() }
+        let points = "Loudoun_Address_Points_1"
+        let before = try data.query("SELECT \"AD_ADDRESS\" FROM public.\"\(points)\" WHERE fid = 831")
+        let entries = try data.query("SELECT count(*) FROM annolink.journal")
+        // psql holds 831 until told; before the fix the edit waited for it as long as it held it.
+        let holder = try Holder(data)
+        holder.send("SELECT 1 FROM public.\"\(points)\" WHERE fid = 831 FOR UPDATE;")
+        try waitForHolder(data)
+        let reply = try server.request("/arcgis/rest/services/\(data.database!.name)/FeatureServer/applyEdits", method: "POST", form: [
+            ("f", "json"), ("edits", #"[{"id": 0, "updates": [{"attributes": {"fid": 831, "AD_ADDRESS": 1}}]}]"#)])
+        // The answer came while psql still holds the row: the edit did not wait for it.
+        #expect(try data.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'psql' AND state = 'idle in transaction'") == "1")
+        let error = reply.object?["error"] as? [String: Any]
+        #expect(error?["code"] as? Int == 500, "\(reply.text)")
+        #expect((error?["details"] as? [String])?.first?.contains("--edit-timeout") == true, "\(reply.text)")
+        holder.end()
+        #expect(try data.query("SELECT \"AD_ADDRESS\" FROM public.\"\(points)\" WHERE fid = 831") == before)
+        #expect(try data.query("SELECT count(*) FROM annolink.journal") == entries)
+        // The writer's connection has no limit left over: a long edit after it is not cut short.
+        let next = try server.request("/arcgis/rest/services/\(data.database!.name)/FeatureServer/applyEdits", method: "POST", form: [
+            ("f", "json"), ("edits", #"[{"id": 0, "updates": [{"attributes": {"fid": 831, "AD_ADDRESS": 43111}}]}]"#)])
+        #expect(((try? JSONSerialization.jsonObject(with: next.body)) as? [[String: Any]])?.first?["updateResults"] != nil, "\(next.text)")
+        #expect(try data.query("SELECT \"AD_ADDRESS\" FROM public.\"\(points)\" WHERE fid = 831") == "43111")
+    }
+
+    @Test("PostGIS: a retried add with its idempotency key is made once, gets the first answer, also from a second server; another request's use of the key is refused")
+    func idempotencyKeysOnPostGIS() throws {
+        guard let data = try EditedData(.postGIS) else { return }
+        defer { data.drop() }
+        let points = "Loudoun_Address_Points_1"
+        var server = try ServeProcess(file: data.target, arguments: ["--quiet"])
+        let service = "/arcgis/rest/services/\(data.database!.name)/FeatureServer"
+        let layers = try server.request(service + "?f=json").object?["layers"] as? [[String: Any]] ?? []
+        let layer = try #require(layers.first { $0["name"] as? String == points }?["id"] as? Int)
+        let url = "\(service)/\(layer)/applyEdits"
+        let rows = try data.query("SELECT count(*) FROM public.\"\(points)\"")
+        let entries = try data.query("SELECT count(*) FROM annolink.journal")
+        let x = try data.query("SELECT ST_X(geom) FROM public.\"\(points)\" WHERE fid = 831")
+        let y = try data.query("SELECT ST_Y(geom) FROM public.\"\(points)\" WHERE fid = 831")
+        let form = [("f", "json"), ("adds", #"[{"attributes":{"AD_ADDRESS":4242,"ST_STR_NAM":"KEYED"},"geometry":{"x":\#(x),"y":\#(y)}}]"#)]
+        let first = try server.request(url, method: "POST", headers: ["Idempotency-Key": "pg-add-4242"], form: form)
+        let added = try #require((first.object?["addResults"] as? [[String: Any]])?.first?["objectId"] as? Int, "\(first.text)")
+        let again = try server.request(url, method: "POST", headers: ["Idempotency-Key": "pg-add-4242"], form: form)
+        #expect(again.text == first.text)
+        let other = try server.request(url, method: "POST", headers: ["Idempotency-Key": "pg-add-4242"],
+                                       form: [("f", "json"), ("updates", #"[{"attributes":{"fid":831,"AD_ADDRESS":1}}]"#)])
+        #expect((other.object?["error"] as? [String: Any])?["code"] as? Int == 400, "\(other.text)")
+        // Another server on the same database (a client retrying through another server).
+        #expect(server.stop() == 0)
+        server = try ServeProcess(file: data.target, arguments: ["--quiet"])
+        defer { _ = server.stop() }
+        #expect(try server.request(url, method: "POST", headers: ["Idempotency-Key": "pg-add-4242"], form: form).text == first.text)
+        #expect(try data.query("SELECT count(*) FROM public.\"\(points)\"") == String((Int(rows) ?? 0) + 1), "added once")
+        #expect(try data.query("SELECT count(*) FROM public.\"\(points)\" WHERE \"AD_ADDRESS\" = 4242 AND fid = \(added)") == "1")
+        #expect(try data.query("SELECT count(*) FROM annolink.journal") == String((Int(entries) ?? 0) + 1))
+        #expect(try data.query("SELECT count(*) FROM annolink.request_keys WHERE key = 'pg-add-4242'") == "1")
+        #expect(try data.query("SELECT \"AD_ADDRESS\" FROM public.\"\(points)\" WHERE fid = 831") != "1", "the refused request changed nothing")
+    }
 }

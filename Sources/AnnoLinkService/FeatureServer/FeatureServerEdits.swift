@@ -1,6 +1,7 @@
 import AnnoLinkEditing
 import AnnoLinkEngine
 import AnnoLinkGeometry
+import AnnoLinkPostGIS
 import AnnoLinkStore
 import Foundation
 
@@ -283,13 +284,17 @@ struct FeatureServerEdits {
     }
 
     /// The request's time limit or the server's stop when `error` is one of them (or SQLite's
-    /// interrupt, which the time limit's progress handler causes); nil for an edit's own failure.
+    /// interrupt, which the time limit's progress handler causes, or PostgreSQL's cancelled
+    /// statement, which its `statement_timeout` causes); nil for an edit's own failure.
     private func timeUp(_ error: any Error) -> ServiceError? {
-        switch error {
-        case ServiceError.editTimeLimitExceeded, ServiceError.stopping: return error as? ServiceError
-        case let e as SQLiteError where e.resultCode == .interrupt:
+        func lateness() -> ServiceError? {
             do { try dataset.checkEditTime() } catch let late as ServiceError { return late } catch {}
             return nil
+        }
+        switch error {
+        case ServiceError.editTimeLimitExceeded, ServiceError.stopping: return error as? ServiceError
+        case let e as SQLiteError where e.resultCode == .interrupt: return lateness()
+        case let e as PostgreSQLError where e.sqlState == "57014": return lateness()
         default: return nil
         }
     }

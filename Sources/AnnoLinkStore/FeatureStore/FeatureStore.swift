@@ -129,6 +129,21 @@ public protocol FeatureStore: AnyObject {
     func journal() throws -> any EditJournal
     /// Runs `body` and rolls back everything it wrote: a dry run.
     func withoutCommitting<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws;
+    /// inside another transaction it joins that one (a savepoint on PostGIS).
+    func inTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` with each statement it makes the store run limited to `seconds`, lock waits
+    /// included; past it the statement fails (SQLite's interrupt, PostgreSQL's SQLSTATE
+    /// 57014) and the transaction it belongs to rolls back.
+    func withStatementTimeLimit<T>(seconds: Double, _ body: () throws -> T) throws -> T
+
+    // MARK: Remembered answers (idempotency keys)
+    /// The answer remembered for `key` of `user` (nil: anonymous) and the fingerprint of the
+    /// request it answered, or nil when the key is not remembered or older than `seconds`.
+    func rememberedAnswer(key: String, user: String?, keptFor seconds: Double) throws -> (fingerprint: String, answer: String)?
+    /// Remembers `answer` for `key` of `user`, and forgets the keys older than `seconds`, in the
+    /// caller's transaction (or one of its own); makes the table when it is missing.
+    func remember(key: String, user: String?, fingerprint: String, answer: String, keepingFor seconds: Double) throws
     /// The bulk move, one operation and one journal entry: the selected features of `table`
     /// and their rows of the classes `annotation` names (table → class ids) move by `dx`, `dy`
     /// (annotation rigidly: footprint and anchor). A dry run only counts.

@@ -63,6 +63,14 @@ extension GeoPackage: FeatureStore {
         try connection.withoutCommitting(body)
     }
 
+    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.write(body)
+    }
+
+    public func withStatementTimeLimit<T>(seconds: Double, _ body: () throws -> T) throws -> T {
+        try connection.withTimeLimit(seconds: seconds, body)
+    }
+
     /// One journal entry, as any edit (`FeatureStore.recordRegeneration`).
     public func recordRegeneration<T>(command: String, summary: String, _ body: () throws -> T) throws -> (value: T, entry: Int64?) {
         try journal().recordEdit(command: command, summary: summary, body)

@@ -63,6 +63,7 @@ public final class Connection {
         // every feature write fails ("unsafe use of virtual table"). Readers distrust it.
         let hardened = annolink_sqlite_harden(db, mode == .readOnly ? 0 : 1)
         guard hardened == SQLITE_OK else { throw SQLiteError(code: hardened, message: "cannot configure the connection's safety settings") }
+        try Self.boundFunctions(db)
         if mode == .readOnly, sqlite3_db_readonly(db, "main") == 0 {
             try execute("PRAGMA query_only = ON")
         }
