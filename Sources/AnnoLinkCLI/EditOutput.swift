@@ -54,8 +54,8 @@ enum EditOutput {
         """)
     /// `--allow-empty`, for the commands that set fields.
     static let allowEmpty = ArgumentDeclaration.flag("--allow-empty", help: """
-        set an empty or blank text even for a field that a label
-        expression reads (refused otherwise)
+        set NULL or an empty or blank text even for a field that a
+        label expression reads (refused otherwise)
         """)
 
     /// Runs `request` on `service`, or with `dryRun` runs it as a dry run (`DryRun`).

@@ -72,6 +72,10 @@ struct ServeCommand: ParsableCommand {
         edit only with a token. Off by default: pages elsewhere may not read at all
         """)
     static let readOnly = ArgumentDeclaration.flag("--read-only", help: "refuse every edit; the file is opened read-only")
+    static let allowEmpty = ArgumentDeclaration.flag("--allow-empty", help: """
+        let edits leave a field that a label expression reads empty or NULL
+        (refused otherwise, in every interface, as 'set' refuses it)
+        """)
     static let tokens = ArgumentDeclaration.option("--tokens", value: "FILE", help: """
         the access tokens, one per line: TOKEN USER read|edit ('#' starts a comment); a
         client sends one as 'Authorization: Bearer TOKEN' or as the 'token' parameter.
@@ -122,7 +126,7 @@ struct ServeCommand: ParsableCommand {
         past it its edits roll back and it is answered with an error
         """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, publicURL, cors, readOnly, tokens, maxRecords, maxBody, queryTimeout, maxEdits, editTimeout, threads,
+    static let arguments = [SetCommand.file, listen, publicURL, cors, readOnly, allowEmpty, tokens, maxRecords, maxBody, queryTimeout, maxEdits, editTimeout, threads,
                             maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
@@ -132,6 +136,7 @@ struct ServeCommand: ParsableCommand {
     var corsText: String?
     var corsValue: SameOrigin.CORS?
     var isReadOnly: Bool
+    var allowsEmptyLabelValues: Bool
     var tokensPath: String?
     var maxRecordCount: Int
     var maxBodyBytes: Int
@@ -152,6 +157,7 @@ struct ServeCommand: ParsableCommand {
         publicURLText = try arguments.option(Self.publicURL)
         corsText = try arguments.option(Self.cors)
         isReadOnly = arguments.flag(Self.readOnly)
+        allowsEmptyLabelValues = arguments.flag(Self.allowEmpty)
         tokensPath = try arguments.option(Self.tokens)
         let positive = "a positive whole number"
         maxRecordCount = try arguments.option(Self.maxRecords, as: positive) { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 2000
@@ -215,7 +221,8 @@ struct ServeCommand: ParsableCommand {
             tokenTable = try TokenTable(parsing: text, path: tokensPath)
         }
         let dataset = try Dataset(path: path, readOnly: isReadOnly, maxRecords: maxRecordCount, queryTimeLimit: queryTimeLimit,
-                                  readerLimit: threadCount, maxEditsPerRequest: maxEditsPerRequest, editTimeLimit: editTimeLimit)
+                                  readerLimit: threadCount, maxEditsPerRequest: maxEditsPerRequest, editTimeLimit: editTimeLimit,
+                                  allowsEmptyLabelValues: allowsEmptyLabelValues)
         let configuration = ServerConfiguration(listen: address, threads: threadCount, maxBodyBytes: maxBodyBytes,
                                                 connectionLimit: connectionLimit,
                                                 connectionsPerAddressLimit: min(connectionsPerAddressLimit, connectionLimit),

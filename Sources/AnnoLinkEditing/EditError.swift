@@ -74,7 +74,7 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(location) is ambiguous: the nearest of the \(candidates.count + more) features of \(table) within " +
                 "\(Self.distance(tolerance)) (map units) are equally near (\(Self.distance(candidates.first?.distance ?? 0))); give the FID"
         case .emptyLabelValue(let table, let field, let annotationTable, let classID, let className, let expression):
-            "\(table).\(field) may not be empty: annotation class '\(className)' (\(annotationTable) class \(classID)) labels with " +
+            "\(table).\(field) may not be empty or NULL: annotation class '\(className)' (\(annotationTable) class \(classID)) labels with " +
                 "\(expression), which reads it"
         }
     }

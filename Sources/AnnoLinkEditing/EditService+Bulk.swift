@@ -151,9 +151,9 @@ extension EditService {
     public func setFields(table name: String, selection: Selection, values: [(field: String, text: String)], allowEmpty: Bool = false,
                           reportChanges: Bool = false, command: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> BulkEditResult {
         let table = try store.featureTable(name)
+        if !allowEmpty { try refuseEmptyLabelValues(values, of: table) }
         let parsed = try parse(values, for: table)
         guard !parsed.isEmpty else { throw EditError.emptySelection("no FIELD=VALUE to set") }
-        if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         let fields = parsed.keys.sorted()
         var result = BulkEditResult(kind: .set, table: table.name)
         result.fields = fields.map { BulkEditResult.FieldValue(name: $0, new: parsed[$0]!) }

@@ -94,17 +94,21 @@ public final class EditService {
         return parsed
     }
 
-    /// Refuses an empty or blank text in `values` for a field that a label expression of a
-    /// class labelling `table` reads: the label would lose that part (Esri's editor disables
-    /// Done on an empty value).
+    /// Refuses `NULL`, or an empty or blank text, among the `FIELD=VALUE` texts for a field that
+    /// a label expression of a class labelling `table` reads: the label would lose that part
+    /// (" OAKMONT" for a NULL `AD_ADDRESS`; Esri's editor disables Done on an empty value).
+    /// Checked before the texts are read by type, so that a blank number gets these words too,
+    /// not "expects a whole number". Every front end's field edits pass here, so the CLI, the
+    /// FeatureServer, OGC and the map page refuse alike.
     ///
     /// - Throws: `EditError.emptyLabelValue` naming the first such class and its expression.
-    func refuseEmptyLabelValues(_ values: [String: SQLValue], of table: FeatureTable) throws {
-        let blank = values.filter { if case .text(let text) = $0.value { text.allSatisfy(\.isWhitespace) } else { false } }
+    func refuseEmptyLabelValues(_ values: [(field: String, text: String)], of table: FeatureTable) throws {
+        let blank = values.filter { $0.text == FieldValue.nullText || $0.text.allSatisfy(\.isWhitespace) }
+            .map { table.column($0.field)?.name ?? $0.field }
         guard !blank.isEmpty else { return }
         for compiled in try annotation.classes(labelling: table.name) {
             let read = Set(compiled.expression.referencedFields.map { $0.lowercased() })
-            if let field = blank.keys.sorted().first(where: { read.contains($0.lowercased()) }) {
+            if let field = blank.sorted().first(where: { read.contains($0.lowercased()) }) {
                 let d = compiled.definition
                 throw EditError.emptyLabelValue(
                     table: table.name, field: field, annotationTable: d.annotationTable, classID: d.classID, className: d.name, expression: d.expression)
@@ -142,8 +146,8 @@ public final class EditService {
     public func setFields(table name: String, fid: Int64, values: [(field: String, text: String)], allowEmpty: Bool = false,
                           command: String) throws -> EditResult {
         let table = try store.featureTable(name)
+        if !allowEmpty { try refuseEmptyLabelValues(values, of: table) }
         let parsed = try parse(values, for: table)
-        if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         return try perform(command: command, summary: "set \(parsed.keys.sorted().joined(separator: ", ")) of \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             try store.updateFeature(table, fid: fid, geometry: nil, attributes: parsed)
@@ -281,8 +285,8 @@ public final class EditService {
     public func addFeature(table name: String, geometry: Geometry, crs: String?, values: [(field: String, text: String)],
                            allowEmpty: Bool = false, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
+        if !allowEmpty { try refuseEmptyLabelValues(values, of: table) }
         let parsed = try parse(withGlobalID(values, for: table), for: table)
-        if !allowEmpty { try refuseEmptyLabelValues(parsed, of: table) }
         var shape = geometry
         if let crs {
             guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }

@@ -8,11 +8,14 @@ import Foundation
 /// (and booleans as `true`/`false`/`1`/`0`), real numbers, text (checked against `TEXT(n)`),
 /// dates `YYYY-MM-DD`, date-times `YYYY-MM-DDTHH:MM:SS[.fff]Z`, blobs as hexadecimal.
 enum FieldValue {
+    /// The text that is SQL NULL.
+    static let nullText = "NULL"
+
     static func parse(_ text: String, for column: Column, table: String) throws -> SQLValue {
         func invalid(_ reason: String) -> EditError {
             .invalidValue(table: table, field: column.name, value: text, reason: reason)
         }
-        if text == "NULL" {
+        if text == nullText {
             guard !column.isNotNull else { throw invalid("the column is NOT NULL") }
             return .null
         }

@@ -58,6 +58,9 @@ public final class Dataset: @unchecked Sendable {
     /// (`--edit-timeout`): waiting for the writer, then its edits; past it the edits roll back
     /// and `write` throws `ServiceError.editTimeLimitExceeded`.
     public let editTimeLimit: Double
+    /// Whether an edit may leave a field that a label reads empty or NULL (`serve
+    /// --allow-empty`); refused by default, as the CLI refuses it without `--allow-empty`.
+    public let allowsEmptyLabelValues: Bool
     /// How long an idempotency key's answer is remembered (`FeatureServerEdits`, docs/serve.md).
     public static let idempotencyKeySeconds: Double = 24 * 60 * 60
 
@@ -94,8 +97,9 @@ public final class Dataset: @unchecked Sendable {
     ///   no annolink data set; `SQLiteError` when the file cannot be switched to WAL;
     ///   `PostgreSQLError` when the server cannot be reached.
     public init(path: String, readOnly: Bool = false, maxRecords: Int = 2000, queryTimeLimit: Double = 5, readerLimit: Int = 8,
-                maxEditsPerRequest: Int = 10_000, editTimeLimit: Double = 30) throws {
+                maxEditsPerRequest: Int = 10_000, editTimeLimit: Double = 30, allowsEmptyLabelValues: Bool = false) throws {
         self.readOnly = readOnly
+        self.allowsEmptyLabelValues = allowsEmptyLabelValues
         self.maxRecords = maxRecords
         self.queryTimeLimit = queryTimeLimit
         let stop = StatementStop()

@@ -242,7 +242,7 @@ import Testing
             }, throws: EditError.self)
             #expect(error == expected)
         }
-        #expect(expected.description == "address_points.ST_STR_NAM may not be empty: annotation class 'Default' (address_points_anno class 0) labels with " +
+        #expect(expected.description == "address_points.ST_STR_NAM may not be empty or NULL: annotation class 'Default' (address_points_anno class 0) labels with " +
             "$feature.AD_ADDRESS + \" \" + $feature.ST_STR_NAM, which reads it")
         #expect(try s.expectUnchanged(by: {
             _ = try s.service.run(SetFieldsBulk(table: "address_points", selection: .fids([1, 2]), values: [FieldAssignment(field: "st_str_nam", text: " ")],

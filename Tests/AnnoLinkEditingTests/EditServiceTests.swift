@@ -114,8 +114,9 @@ struct EditServiceTests {
         }, throws: EditError.self)
         #expect(long == .invalidValue(table: "address_points", field: "ST_STR_TYP", value: tooLong,
             reason: "TEXT(10) holds at most 10 characters, this has 11"))
+        // NOT NULL holds even where an empty label value is allowed (a label reads AD_ADDRESS).
         let null = try s.expectUnchanged(by: {
-            _ = try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "NULL")], command: "test")
+            _ = try s.service.setFields(table: "address_points", fid: 1, values: [("AD_ADDRESS", "NULL")], allowEmpty: true, command: "test")
         }, throws: EditError.self)
         #expect(null == .invalidValue(table: "address_points", field: "AD_ADDRESS", value: "NULL", reason: "the column is NOT NULL"))
         let fid = try s.expectUnchanged(by: {

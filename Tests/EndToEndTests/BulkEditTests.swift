@@ -111,7 +111,7 @@ struct BulkEditTests {
             let refused = try Harness.annolink("set", path, Self.points, fid, value)
             #expect(refused.status == 65)
             #expect(refused.stderrLines == [
-                "error: \(Self.points).ST_STR_NAM may not be empty: annotation class 'Class 1' (\(Self.labels) class 0) labels with " +
+                "error: \(Self.points).ST_STR_NAM may not be empty or NULL: annotation class 'Class 1' (\(Self.labels) class 0) labels with " +
                     "$feature.AD_ADDRESS + \" \" + $feature.ST_STR_NAM, which reads it (--allow-empty sets it anyway)",
             ], "\(refused.stderr)")
         }

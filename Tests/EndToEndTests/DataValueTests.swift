@@ -62,6 +62,42 @@ struct DataValueTests {
         server.stop()
     }
 
+    /// Issue 27: `AD_ADDRESS=NULL` (and a cleared number in the page, sent as null) was taken and
+    /// gave 831 the label " OAKMONT"; a blank `ST_STR_NAM` was refused. Now NULL is refused by
+    /// the edit service as a blank text is, so every front end says the same.
+    @Test("a NULL or blank AD_ADDRESS is refused by set, applyEdits and OGC PATCH with the same words; --allow-empty lets it")
+    func emptyLabelValuesRefusedEverywhere() throws {
+        guard let (path, server) = try Harness.serveLoudoun(["--quiet"]) else { return }
+        let before = try Harness.dump(path, excluding: [])
+        let table = "Loudoun_Address_Points_1"
+        let words = "\(table).AD_ADDRESS may not be empty or NULL: annotation class 'Class 1' (Loudoun_Address_PointsAnno_1 class 0) labels with " +
+            #"$feature.AD_ADDRESS + " " + $feature.ST_STR_NAM, which reads it"#
+        let cli = try Harness.annolink("set", path, table, "831", "AD_ADDRESS=NULL")
+        #expect(cli.status == 65 && cli.stderrLines == ["error: \(words) (--allow-empty sets it anyway)"], "\(cli.stderr)")
+        for value in ["null", #""""#, #""  ""#] {
+            let reply = try server.request("/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits", method: "POST", form: [
+                ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": \#(value)}}]"#)])
+            let outcome = (reply.object?["updateResults"] as? [[String: Any]])?.first
+            let description = (outcome?["error"] as? [String: Any])?["description"] as? String ?? ""
+            #expect(outcome?["success"] as? Bool == false && description == words, "applyEdits \(value): \(reply.text)")
+        }
+        let item = "/ogc/collections/\(table)/items/831"
+        let patch = try server.request(item, method: "PATCH", headers: ["Content-Type": "application/merge-patch+json"],
+                                       body: Data(#"{"AD_ADDRESS": null}"#.utf8))
+        #expect(patch.status == 400 && (patch.object?["description"] as? String)?.contains(words) == true, "PATCH: \(patch.text)")
+        #expect(try Harness.dump(path, excluding: []) == before, "nothing written")
+        server.stop()
+
+        // A server that allows it, and the CLI with --allow-empty.
+        let allowing = try ServeProcess(file: path, arguments: ["--quiet", "--allow-empty"])
+        let reply = try allowing.request("/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits", method: "POST", form: [
+            ("f", "json"), ("updates", #"[{"attributes": {"fid": 831, "AD_ADDRESS": null}}]"#)])
+        #expect((reply.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool == true, "\(reply.text)")
+        allowing.stop()
+        #expect(try Harness.sqlite(path, "SELECT quote(AD_ADDRESS) FROM \(table) WHERE fid = 831") == "NULL")
+        #expect(try Harness.annolink("set", path, table, "831", "AD_ADDRESS=NULL", "--allow-empty").status == 0)
+    }
+
     @Test("on both stores: an annotation value out of range is refused with exit 65 and nothing written; an add without GlobalID gets one",
           arguments: EditedStore.allCases)
     func bothStores(store: EditedStore) throws {

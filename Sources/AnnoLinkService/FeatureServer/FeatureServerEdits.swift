@@ -321,7 +321,7 @@ struct FeatureServerEdits {
             let geometry = try Self.geometry(geometryJSON, layer: layer)
             let values = try assignments(feature, layer: layer, current: nil)
             // The edit service gives a new feature its GlobalID when none is given, as ArcGIS does.
-            let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, command: command))
+            let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, allowEmpty: dataset.allowsEmptyLabelValues, command: command))
             let globalID = layer.globalIDColumn.flatMap { column in
                 result.fields.first { $0.name.lowercased() == column.name.lowercased() }?.new.textValue
             }
@@ -340,7 +340,7 @@ struct FeatureServerEdits {
             let command = self.command
             let both = !values.isEmpty && geometryEdit != nil
             let body = {
-                if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, command: command)) }
+                if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, allowEmpty: dataset.allowsEmptyLabelValues, command: command)) }
                 try geometryEdit?(service)
             }
             // Fields and geometry of one update stand or fall together.

@@ -813,12 +813,21 @@ enum MapPageAssets {
       }
 
       // The changed fields of the form as typed values; throws on a value that is not a number
-      // and on a blank text in a field a label expression reads (the edit service's rule).
+      // and on a field a label expression reads left blank, whatever its type (the edit
+      // service's rule: it would be sent as null or an empty text).
       function changedAttributes(layer, form) {
         const changed = {};
         for (const input of form.querySelectorAll('input[name]')) {
           if (input.value === input.dataset.original) continue;
           const text = input.value.trim();
+          if (text === '') {
+            const reader = labellingClasses(layer).find(c => (c.definition.labelFields || []).some(f => f.toLowerCase() === input.name.toLowerCase()));
+            if (reader) {
+              const d = reader.definition;
+              throw new Error(layer.name + '.' + input.name + ' may not be empty or NULL: annotation class \'' + d.name + '\' (' + reader.annotationTable +
+                ' class ' + d.id + ') labels with ' + d.labelExpression + ', which reads it');
+            }
+          }
           if (numeric.includes(input.dataset.type)) {
             if (text === '') { changed[input.name] = null; continue; }
             const number = Number(text);
@@ -828,14 +837,6 @@ enum MapPageAssets {
           } else if (input.dataset.type === 'esriFieldTypeDate') {
             changed[input.name] = text === '' ? null : dateValue(input.name, text);
           } else {
-            if (text === '') {
-              const reader = labellingClasses(layer).find(c => (c.definition.labelFields || []).some(f => f.toLowerCase() === input.name.toLowerCase()));
-              if (reader) {
-                const d = reader.definition;
-                throw new Error(layer.name + '.' + input.name + ' may not be empty: annotation class \'' + d.name + '\' (' + reader.annotationTable +
-                  ' class ' + d.id + ') labels with ' + d.labelExpression + ', which reads it');
-              }
-            }
             changed[input.name] = input.value;
           }
         }

@@ -175,6 +175,8 @@ struct OGCEditor {
     let tools: OGCTools
     /// The journal entry's command text.
     let command: String
+    /// Whether a field a label reads may be left empty or NULL (`serve --allow-empty`).
+    let allowEmpty: Bool
 
     var table: FeatureTable { collection.table }
 
@@ -188,7 +190,7 @@ struct OGCEditor {
             FieldAssignment(field: key, text: try OGCFeatureInput.text(input.properties[key]!, field: key))
         }
         return try service.journal().recordEdit(command: command, summary: "add a feature to \(table.name)") {
-            let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, command: command))
+            let result = try service.run(AddFeature(table: table.name, geometry: geometry, values: values, allowEmpty: allowEmpty, command: command))
             guard let etag = try OGCEntityTag.of(table, fid: result.fid, in: service.store) else { throw StoreError.unknownFeature(table: table.name, fid: result.fid) }
             return (result.fid, etag)
         }.value
@@ -227,7 +229,7 @@ struct OGCEditor {
                 guard let shape else { throw OGCException.badRequest("a feature's geometry cannot be removed", code: "InvalidRequestBody") }
                 if let edit = try geometryEdit(fid: fid, current: current.geometry, new: shape) { try edit(service) }
             }
-            if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, command: command)) }
+            if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, allowEmpty: allowEmpty, command: command)) }
             guard let etag = try OGCEntityTag.of(table, fid: fid, in: service.store) else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
             return etag
         }.value

@@ -282,7 +282,7 @@ public struct OGCFeaturesRoutes: Routes {
         let collection = try dataset.readStore { try OGCCollection.named(collectionID, in: $0, tools: tools) }
         let crs = try Self.contentCRS(request, collection: collection)
         let input = try OGCFeatureInput.feature(request.body)
-        let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request))
+        let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request), allowEmpty: dataset.allowsEmptyLabelValues)
         let created = try dataset.write(user: request.caller.userName) { try editor.create(input, inputCRS: crs, service: $0) }
         return HTTPResponse(status: 201, headers: [
             ("Location", "\(base)/collections/\(OGCPath.escape(collection.id))/items/\(created.fid)"), ("ETag", created.etag),
@@ -291,7 +291,7 @@ public struct OGCFeaturesRoutes: Routes {
 
     private func edit(_ request: HTTPRequest, collectionID: String, fid: Int64, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
         let collection = try dataset.readStore { try OGCCollection.named(collectionID, in: $0, tools: tools) }
-        let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request))
+        let editor = OGCEditor(collection: collection, tools: tools, command: Self.command(request), allowEmpty: dataset.allowsEmptyLabelValues)
         let ifMatch = request.header("If-Match")
         switch request.method {
         case "DELETE":

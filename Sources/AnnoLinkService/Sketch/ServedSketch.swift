@@ -248,9 +248,10 @@ final class ServedSketch {
     }
 
     /// The edit a save makes: the sketch, wrapped to the table's kind, as a new feature with
-    /// `values` or as feature `fid`'s geometry.
+    /// `values` (a field a label reads left empty or NULL only with `allowEmpty`) or as feature
+    /// `fid`'s geometry.
     /// - Throws: `Refusal` when the sketch cannot be saved as it is.
-    func saveEdit(values: [FieldAssignment]) throws -> @Sendable (EditService) throws -> EditResult {
+    func saveEdit(values: [FieldAssignment], allowEmpty: Bool) throws -> @Sendable (EditService) throws -> EditResult {
         if let reason = unsavable { throw Refusal(reason) }
         let geometry = editor.sketch!.geometry(as: table.geometryKind)
         let command = "serve sketch save"
@@ -263,7 +264,7 @@ final class ServedSketch {
         if let column = EditService.fieldsAnAddNeeds(table).first(where: { !given.contains($0.name.lowercased()) }) {
             throw Refusal("\(table.name).\(column.name) may not be empty: give it in \"values\"")
         }
-        let edit = AddFeature(table: table.name, geometry: geometry, values: values, command: command)
+        let edit = AddFeature(table: table.name, geometry: geometry, values: values, allowEmpty: allowEmpty, command: command)
         return { try $0.run(edit) }
     }
 

@@ -194,7 +194,7 @@ public struct SketchRoutes: Routes {
         }
         if dataset.readOnly { throw RouteRefusal.readOnlyServer }
         // A new feature without a GlobalID gets one from the edit service, as through applyEdits.
-        let edit = try sketch.saveEdit(values: values)
+        let edit = try sketch.saveEdit(values: values, allowEmpty: dataset.allowsEmptyLabelValues)
         let (result, warnings) = try dataset.write(user: request.caller.userName) { service in
             (try edit(service), service.annotation.warnings)
         }
