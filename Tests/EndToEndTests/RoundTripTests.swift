@@ -209,4 +209,26 @@ struct RoundTripTests {
             .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
         #expect(out.count >= 2 && abs(out[1] - crs84[0]) < 1e-9 && abs(out[0] - crs84[1]) < 1e-9, "cs2cs \(out) vs \(crs84)")
     }
+
+    @Test("annolink move of 831 to its own longitude and latitude (cs2cs's, 17 digits) with --crs EPSG:4326 writes nothing; 0.01 ft further east it moves")
+    func cliMoveToWhereItIs() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        let xy = try Harness.sqlite(path, "SELECT hex(geom) FROM Loudoun_Address_Points_1 WHERE fid = 831")
+        let cs2cs = try ExternalTool.require("cs2cs", package: "proj-bin")
+        // The stored point exactly (shortest digits that read back as it).
+        let shown = try Harness.annolink("show", path, "Loudoun_Address_Points_1", "831", "--json")
+        let geometry = ((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["geometry"] as? [String: Any])?["coordinates"] as? [Double]
+        let point = try #require(geometry, "\(shown.stdout)")
+        let latlon = try cs2cs.output(["-f", "%.17g", "EPSG:2924", "EPSG:4326"], input: "\(point[0]) \(point[1])\n")
+            .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
+        let dump = try Harness.dump(path, excluding: [])
+        let same = try Harness.annolink("move", path, "Loudoun_Address_Points_1", "831", "--to", "\(latlon[1]),\(latlon[0])", "--crs", "EPSG:4326")
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.stdout.hasPrefix("Loudoun_Address_Points_1 fid 831 unchanged"), "\(same.stdout)")
+        #expect(try Harness.dump(path, excluding: []) == dump)
+        #expect(try Harness.sqlite(path, "SELECT hex(geom) FROM Loudoun_Address_Points_1 WHERE fid = 831") == xy)
+        let east = latlon[1] + Self.degreesOfLongitude(feet: 0.01, latitude: latlon[0])
+        let moved = try Harness.annolink("move", path, "Loudoun_Address_Points_1", "831", "--to", "\(east),\(latlon[0])", "--crs", "EPSG:4326")
+        #expect(moved.status == 0 && moved.stdout.contains("journal entry"), "\(moved.stdout)")
+    }
 }
