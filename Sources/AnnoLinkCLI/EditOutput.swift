@@ -148,6 +148,10 @@ enum EditOutput {
         case (.reshape, false): verb = "reshaped"
         case (.reshape, true): verb = "reshape"
         }
+        if result.unchanged {
+            Output.line(indent + "\(result.table) fid \(result.fid) unchanged: the geometry given is the stored one (nothing written)")
+            return
+        }
         // A dry run's own line says "would"; the features listed under a bulk one do not repeat it.
         var line = indent + (result.dryRun && indent.isEmpty ? "would " : "") + "\(verb) \(result.table) fid \(result.fid)"
         if let entry = result.journalEntry { line += " (journal entry \(entry); undo with 'annolink undo')" }

@@ -178,7 +178,8 @@ extension JournalError {
 extension EditError {
     var exitStatus: ExitStatus {
         switch self {
-        case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .nonFiniteCoordinate, .coordinateOutOfRange,
+        case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .firstVertexChanged, .notOneSegment,
+            .annotationGeometry, .nonFiniteCoordinate, .coordinateOutOfRange,
             .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
             .conflictingCRS, .emptyLabelValue:
             .dataError

@@ -12,6 +12,13 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     case notSingleSegment(table: String, fid: Int64, parts: Int, points: Int)
     /// `move-vertex` on a table that does not hold lines.
     case notALineTable(table: String, geometryType: String)
+    /// A whole-geometry update of a single-segment line that moves its first vertex (the
+    /// FeatureServer moves the last vertex only, as `move-vertex` does).
+    case firstVertexChanged(table: String, fid: Int64)
+    /// A whole-geometry update of a single-segment line that is not one segment.
+    case notOneSegment(table: String, fid: Int64, points: Int)
+    /// A changed geometry for an annotation row: its footprint follows its text and placement.
+    case annotationGeometry(table: String)
     /// A coordinate that is not a finite number.
     case nonFiniteCoordinate(String)
     /// A coordinate no place on Earth has in the table's CRS.
@@ -57,6 +64,12 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(table) fid \(fid) is not a single-segment line: it has \(parts) part\(parts == 1 ? "" : "s") and \(points) point\(points == 1 ? "" : "s") " +
                 "(move-vertex moves an end of a line of one part and two points)"
         case .notALineTable(let table, let type): "move-vertex changes line features, but \(table) holds \(type) geometries"
+        case .firstVertexChanged(let table, let fid):
+            "\(table) fid \(fid): the first vertex changed (the last vertex of a single-segment line is moved, as move-vertex does)"
+        case .notOneSegment(let table, let fid, let points):
+            "\(table) fid \(fid): the new geometry is not one segment (\(points) points; the last vertex of a single-segment line is moved, as move-vertex does)"
+        case .annotationGeometry(let table):
+            "\(table) is an annotation layer: a footprint follows its text and placement; set AnchorX, AnchorY, Angle or TextString instead"
         case .nonFiniteCoordinate(let text): "coordinates must be finite numbers, not \(text)"
         case .coordinateOutOfRange(let table, let value, let limit, let unit):
             "coordinate \(String(format: "%g", value)) is outside what the CRS of \(table) can hold (at most ±\(String(format: "%.0f", limit)) \(unit))"

@@ -176,22 +176,27 @@ public struct DeleteFeature: EditRequest {
     }
 }
 
-/// Replaces a feature's geometry (in the table's CRS), as the sketch editor's `save` does.
+/// Replaces a feature's geometry, as the sketch editor's `save` does; the stored geometry
+/// given back changes nothing (`EditService.replaceGeometry`).
 public struct ReplaceGeometry: EditRequest {
     public var table: String
     public var fid: Int64
+    /// The geometry, in `crs`.
     public var geometry: Geometry
+    /// The CRS of `geometry`; nil: the table's own.
+    public var crs: String?
     public var command: String
 
-    public init(table: String, fid: Int64, geometry: Geometry, command: String) {
+    public init(table: String, fid: Int64, geometry: Geometry, crs: String? = nil, command: String) {
         self.table = table
         self.fid = fid
         self.geometry = geometry
+        self.crs = crs
         self.command = command
     }
 
     public func run(in service: EditService) throws -> EditResult {
-        try service.replaceGeometry(table: table, fid: fid, geometry: geometry, command: command)
+        try service.replaceGeometry(table: table, fid: fid, geometry: geometry, crs: crs, command: command)
     }
 }
 

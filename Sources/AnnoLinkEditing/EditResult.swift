@@ -30,10 +30,13 @@ public struct EditResult: Sendable, Encodable {
     public var journalEntry: Int64?
     /// Whether this is what the edit would do: nothing was written (`EditService.dryRun`).
     public var dryRun = false
+    /// Whether the geometry given was the stored one (within the resolution of its CRS:
+    /// `GeometryMatch`), so nothing was written and no journal entry made.
+    public var unchanged = false
 
     enum CodingKeys: String, CodingKey {
         case kind = "edit"
-        case table, fid, fields, oldGeometry, newGeometry, annotation, journalEntry, dryRun
+        case table, fid, fields, oldGeometry, newGeometry, annotation, journalEntry, dryRun, unchanged
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -45,6 +48,8 @@ public struct EditResult: Sendable, Encodable {
         try c.encode(annotation, forKey: .annotation)
         try c.encode(journalEntry, forKey: .journalEntry)
         try c.encode(dryRun, forKey: .dryRun)
+        // Only when true, so that the answer of an edit that changes something keeps its shape.
+        if unchanged { try c.encode(true, forKey: .unchanged) }
         if oldGeometry != nil || newGeometry != nil {
             try c.encode(oldGeometry?.encodableOrNil, forKey: .oldGeometry)
             try c.encode(newGeometry?.encodableOrNil, forKey: .newGeometry)

@@ -59,12 +59,27 @@ public final class EditService {
         return srs.projName
     }
 
+    /// The service's PROJ transformer, made on first use (and its transformations cached).
+    func coordinateTransformer() throws -> CoordinateTransformer {
+        if let transformer { return transformer }
+        let made = try CoordinateTransformer()
+        transformer = made
+        return made
+    }
+
     /// `point`, given in `crs` (nil: the table's own), in `table`'s CRS.
     func location(_ point: Point, crs: String?, for table: FeatureTable) throws -> Point {
         guard point.isFinite else { throw EditError.nonFiniteCoordinate("\(point.x), \(point.y)") }
         guard let crs else { return point }
-        if transformer == nil { transformer = try CoordinateTransformer() }
-        return try transformer!.transform(point, from: crs, to: crsName(of: table))
+        return try coordinateTransformer().transform(point, from: crs, to: crsName(of: table))
+    }
+
+    /// The result of a geometry edit that gives the stored geometry back (`GeometryMatch`):
+    /// nothing written, no annotation regenerated, no journal entry.
+    func unchangedResult(_ kind: EditResult.Kind, _ table: FeatureTable, fid: Int64, geometry: Geometry?) -> EditResult {
+        var result = EditResult(kind: kind, table: table.name, fid: fid, oldGeometry: geometry, newGeometry: geometry)
+        result.unchanged = true
+        return result
     }
 
     /// The typed values of `FIELD=VALUE` texts for `table`'s columns.
@@ -195,9 +210,12 @@ public final class EditService {
     public func movePoint(table name: String, fid: Int64, to point: Point, crs: String?, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
         guard table.geometryKind == .point else { throw EditError.notAPointTable(table: table.name, geometryType: table.geometryTypeName) }
-        let target = try location(point, crs: crs, for: table)
+        guard point.isFinite else { throw EditError.nonFiniteCoordinate("\(point.x), \(point.y)") }
         return try perform(command: command, summary: "move \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
+            let matched = try match(.point(point), crs: crs, stored: before.geometry, in: table)
+            if matched.unchanged { return unchangedResult(.move, table, fid: fid, geometry: before.geometry) }
+            guard case .point(let target) = matched.geometry else { preconditionFailure("a point matched as \(matched.geometry.kind)") }
             let moved = Geometry.point(target)
             try validate(moved, for: table)
             try store.updateFeature(table, fid: fid, geometry: moved, attributes: [:])
@@ -247,6 +265,9 @@ public final class EditService {
             case .last: index = 1
             case .nearest: index = try geometryEngine().nearestVertex(of: .lineString(line), to: target).vertex
             }
+            // The vertex given back where it is (within the resolution of the CRS it is given in) is no move.
+            let matched = try match(.point(point), crs: crs, stored: .point(line.points[index]), in: table)
+            if matched.unchanged { return unchangedResult(.moveVertex, table, fid: fid, geometry: before.geometry) }
             line.points[index] = target
             let moved = rewrap(line)
             try validate(moved, for: table)
@@ -258,20 +279,28 @@ public final class EditService {
         }
     }
 
-    /// Replaces the geometry of feature `fid` with `geometry` (in the table's CRS) and
+    /// Replaces the geometry of feature `fid` with `geometry` (in `crs`, nil: the table's) and
     /// regenerates its annotation as for a shape change: what a reshape in the sketch editor
     /// saves.
+    ///
+    /// The geometry is held against the stored one first (`GeometryMatch`): its rings are
+    /// wound as the stored rings are, a single polygon or line goes into a multi column as its
+    /// one part, vertices within the CRS's resolution of the stored ones keep the stored
+    /// coordinates, and when all of them do the edit changes nothing (no journal entry).
     ///
     /// - Throws: `StoreError.unknownTable`, `.unknownFeature`, `.wrongGeometryKind`,
     ///   `GeometryValidationError` with GEOS's reason for an empty, non-finite or invalid
     ///   geometry.
-    public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, command: String) throws -> EditResult {
+    public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, crs: String? = nil, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
-        try validate(geometry, for: table)
         return try perform(command: command, summary: "reshape \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
-            try store.updateFeature(table, fid: fid, geometry: geometry, attributes: [:])
-            var result = EditResult(kind: .reshape, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: geometry)
+            let matched = try match(geometry, crs: crs, stored: before.geometry, in: table)
+            if matched.unchanged { return unchangedResult(.reshape, table, fid: fid, geometry: before.geometry) }
+            let shape = matched.geometry
+            try validate(shape, for: table)
+            try store.updateFeature(table, fid: fid, geometry: shape, attributes: [:])
+            var result = EditResult(kind: .reshape, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: shape)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
             try geometryChanged(table)
             return result
@@ -290,8 +319,7 @@ public final class EditService {
         var shape = geometry
         if let crs {
             guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }
-            if transformer == nil { transformer = try CoordinateTransformer() }
-            shape = try transformer!.transform(geometry, from: crs, to: crsName(of: table))
+            shape = try coordinateTransformer().transform(geometry, from: crs, to: crsName(of: table))
         }
         let finalShape = shape
         return try perform(command: command, summary: "add a feature to \(table.name)") {

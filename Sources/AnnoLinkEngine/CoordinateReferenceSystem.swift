@@ -90,6 +90,21 @@ extension CoordinateReferenceSystem {
         return text
     }
 
+    /// The names of WGS 84 longitude, latitude (OGC's CRS84) that PROJ knows, lowercased.
+    static let crs84Names: Set<String> = [
+        "ogc:crs84", "crs84", "urn:ogc:def:crs:ogc:1.3:crs84", "urn:ogc:def:crs:ogc::crs84",
+        "http://www.opengis.net/def/crs/ogc/1.3/crs84", "https://www.opengis.net/def/crs/ogc/1.3/crs84",
+    ]
+
+    /// The definition a transformation is made from for `definition` (as `projDefinition` gives
+    /// it): `EPSG:4326` for CRS84, which differs from it only in axis order, and that a
+    /// transformation normalized for visualization does not keep; the definition itself
+    /// otherwise. One operation for both names, so that every interface gives a point one
+    /// longitude (docs/engine.md, "CRS84 and EPSG:4326").
+    static func operationDefinition(_ definition: String) -> String {
+        crs84Names.contains(definition.lowercased()) ? "EPSG:4326" : definition
+    }
+
     /// PROJ's description of `crs`, a CRS object on its context.
     /// - Throws: `PROJError` when PROJ cannot describe its coordinate system.
     init(describing crs: PROJObject, definition: String) throws {

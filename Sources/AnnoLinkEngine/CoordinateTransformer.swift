@@ -62,15 +62,16 @@ public final class CoordinateTransformer {
         return system
     }
 
-    /// The transformation from `source` to `target`, made on first use and cached.
+    /// The transformation from `source` to `target`, made on first use and cached. `OGC:CRS84`
+    /// gets EPSG:4326's operation (`makeCRS(_:forOperation:)`), so both names give one answer.
     /// - Throws: `EngineError.unknownCRS` naming the CRS PROJ does not know,
     ///   `EngineError.noTransformation`, `PROJError`. Wraps `proj_create_crs_to_crs_from_pj` and
     ///   `proj_normalize_for_visualization`.
     public func transformation(from source: String, to target: String) throws -> Transformation {
         let key = TransformationKey(source: source, target: target)
         if let cached = transformations[key] { return cached }
-        let sourceCRS = try makeCRS(source)
-        let targetCRS = try makeCRS(target)
+        let sourceCRS = try makeCRS(source, forOperation: true)
+        let targetCRS = try makeCRS(target, forOperation: true)
         let operation: PROJObject
         do {
             operation = try context.object("proj_create_crs_to_crs_from_pj") {
@@ -82,10 +83,8 @@ public final class CoordinateTransformer {
         let normalized = try context.object("proj_normalize_for_visualization") {
             proj_normalize_for_visualization($0, operation.raw)
         }
-        let sourceSystem = try systems[source] ?? CoordinateReferenceSystem(describing: sourceCRS, definition: source)
-        let targetSystem = try systems[target] ?? CoordinateReferenceSystem(describing: targetCRS, definition: target)
-        systems[source] = sourceSystem
-        systems[target] = targetSystem
+        let sourceSystem = try referenceSystem(source)
+        let targetSystem = try referenceSystem(target)
         let transformation = Transformation(source: sourceSystem, target: targetSystem, operation: normalized)
         transformations[key] = transformation
         return transformation
@@ -105,9 +104,16 @@ public final class CoordinateTransformer {
 
     /// A CRS object for `definition`, which must pass `CRSDefinitionGate` first: the one place
     /// PROJ is given CRS text. Wraps `proj_create`.
-    private func makeCRS(_ definition: String) throws -> PROJObject {
+    ///
+    /// With `forOperation`, `OGC:CRS84` is made as `EPSG:4326` (`CoordinateReferenceSystem
+    /// .operationDefinition`): the operation is normalized to longitude, latitude either way,
+    /// and PROJ, left to choose, picks another datum shift for CRS84 than for EPSG:4326 (1.2 cm
+    /// apart in Virginia, and a round trip through CRS84 that misses by 3 ft), so that one
+    /// point would have two longitudes.
+    private func makeCRS(_ definition: String, forOperation: Bool = false) throws -> PROJObject {
         try CRSDefinitionGate.check(definition, acceptingPROJStrings: acceptsPROJStrings)
-        let text = CoordinateReferenceSystem.projDefinition(definition)
+        let given = CoordinateReferenceSystem.projDefinition(definition)
+        let text = forOperation ? CoordinateReferenceSystem.operationDefinition(given) : given
         let crs: PROJObject
         do {
             crs = try context.object("proj_create") { proj_create($0, text) }

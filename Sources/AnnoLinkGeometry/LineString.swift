@@ -19,4 +19,11 @@ public struct LineString: Hashable, Sendable {
 
     /// Whether the first and last points are the same (a ring).
     public var isClosed: Bool { points.count > 1 && points.first == points.last }
+
+    /// The ring's signed area (shoelace formula, an unclosed ring closed implicitly), in square
+    /// CRS units: positive when its vertices run counter-clockwise with y pointing up (the
+    /// Simple Features winding of an exterior), negative clockwise (Esri's), 0 for a
+    /// degenerate ring. Taken relative to the first vertex, so that state plane coordinates
+    /// keep the area's digits.
+    public var signedArea: Double { EsriRings.signedDoubleArea(self) / 2 }
 }

@@ -254,3 +254,34 @@ struct CRSPair: CustomTestStringConvertible, Sendable {
         #expect(empty.isEmpty)
     }
 }
+
+/// CRS84 and EPSG:4326 are one operation (docs/engine.md, "CRS84 and EPSG:4326"): PROJ left to
+/// choose picks different datum shifts for them from EPSG:2924, 1.2 cm apart at Sterling.
+@Suite struct CRS84Tests {
+    @Test("OGC:CRS84, its URN and EPSG:4326 give a Sterling point the same longitude and latitude both ways, bit for bit, as cs2cs EPSG:4326 does")
+    func crs84IsEPSG4326sOperation() throws {
+        let transformer = try CoordinateTransformer()
+        let cs2cs = try ExternalTool.require("cs2cs", package: "proj-bin")
+        for point in sterlingPoints["EPSG:2924"]! {
+            let epsg = try transformer.transform(point, from: "EPSG:2924", to: "EPSG:4326")
+            for name in ["OGC:CRS84", "urn:ogc:def:crs:OGC:1.3:CRS84"] {
+                #expect(try transformer.transform(point, from: "EPSG:2924", to: name) == epsg, "\(name)")
+                #expect(try transformer.transform(epsg, from: name, to: "EPSG:2924") == transformer.transform(epsg, from: "EPSG:4326", to: "EPSG:2924"))
+            }
+            let latlon = try cs2cs.output(["-f", "%.12f", "EPSG:2924", "EPSG:4326"], input: "\(point.x) \(point.y)\n")
+                .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
+            #expect(abs(latlon[1] - epsg.x) < 1e-9 && abs(latlon[0] - epsg.y) < 1e-9)
+        }
+        // Still described as itself.
+        #expect(try transformer.referenceSystem("OGC:CRS84").code == "CRS84")
+    }
+
+    @Test("EPSG:2924 to CRS84 and back misses by under 2e-6 ft now (3.4 ft before, each direction picking its own datum shift)")
+    func crs84RoundTrip() throws {
+        let transformer = try CoordinateTransformer()
+        for point in sterlingPoints["EPSG:2924"]! {
+            let back = try transformer.transform(transformer.transform(point, from: "EPSG:2924", to: "OGC:CRS84"), from: "OGC:CRS84", to: "EPSG:2924")
+            #expect(abs(back.x - point.x) < 2e-6 && abs(back.y - point.y) < 2e-6, "\(point) → \(back)")
+        }
+    }
+}

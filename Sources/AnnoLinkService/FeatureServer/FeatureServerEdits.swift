@@ -12,9 +12,6 @@ enum FeatureEditRefusal: Error, CustomStringConvertible {
     case notAnArray(String)
     case invalidAttribute(field: String, reason: String)
     case annotationAdd(String)
-    case annotationGeometry(String)
-    case lineEdit(table: String, fid: Int64, reason: String)
-    case geometryKind(table: String, expected: String, got: String)
 
     var description: String {
         switch self {
@@ -23,21 +20,16 @@ enum FeatureEditRefusal: Error, CustomStringConvertible {
         case .notAnArray(let what): what
         case .invalidAttribute(let field, let reason): "invalid value for \(field): \(reason)"
         case .annotationAdd(let table): "\(table) is an annotation layer: its rows are made by their annotation classes when features are added"
-        case .annotationGeometry(let table):
-            "\(table) is an annotation layer: a footprint follows its text; set AnchorX, AnchorY, Angle or TextString instead"
-        case .lineEdit(let table, let fid, let reason):
-            "\(table) fid \(fid): \(reason) (the service moves the last vertex of a single-segment line, as move-vertex does)"
-        case .geometryKind(let table, let expected, let got): "\(table) holds \(expected) geometries, not \(got)"
         }
     }
 
-    /// Esri's error code (feature-service-error-codes): 1004 geometry update not allowed,
-    /// 1011 object missing, 1015 geometry could not be set, 1000 the rest.
+    /// Esri's error code (feature-service-error-codes): 1011 object missing, 1015 geometry
+    /// could not be set, 1000 the rest (the edit service's refusals of a geometry update are
+    /// 1004, `failure`).
     var code: Int64 {
         switch self {
         case .missingObjectID: 1011
-        case .annotationGeometry, .lineEdit: 1004
-        case .missingGeometry, .geometryKind: 1015
+        case .missingGeometry: 1015
         case .notAnArray, .invalidAttribute, .annotationAdd: 1000
         }
     }
@@ -333,11 +325,13 @@ struct FeatureServerEdits {
             let current = try service.store.feature(table, fid: fid)
             let values = try assignments(feature, layer: layer, current: current)
             var geometryEdit: ((EditService) throws -> Void)?
-            if let geometryJSON = feature["geometry"], geometryJSON != .null {
-                let geometry = try Self.geometry(geometryJSON, layer: layer)
-                geometryEdit = try Self.geometryEdit(of: layer, fid: fid, from: current.geometry, to: geometry, command: command)
-            }
             let command = self.command
+            if let geometryJSON = feature["geometry"], geometryJSON != .null {
+                let (geometry, crs) = try Self.sentGeometry(geometryJSON, layer: layer)
+                geometryEdit = { service in
+                    _ = try service.run(UpdateGeometry(table: table.name, fid: fid, geometry: geometry, crs: crs, lineChange: .refuse, command: command))
+                }
+            }
             let both = !values.isEmpty && geometryEdit != nil
             let body = {
                 if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, allowEmpty: dataset.allowsEmptyLabelValues, command: command)) }
@@ -419,73 +413,15 @@ struct FeatureServerEdits {
         return try TransformerPool.shared.with { try $0.transform(parsed.geometry, from: given.projName, to: layerSR.projName) }
     }
 
-    /// Coordinates that differ by less than this (in the layer's units) are the same vertex: a
-    /// client sends back what it read, at most rounded in the last digits.
-    static let tolerance = 1e-6
-
-    static func near(_ a: Point, _ b: Point) -> Bool { abs(a.x - b.x) <= tolerance && abs(a.y - b.y) <= tolerance }
-
-    /// The one line of a line or single-part multi-line, or nil.
-    static func singleLine(_ geometry: Geometry?) -> LineString? {
-        switch geometry {
-        case .lineString(let l)?: l
-        case .multiLineString(let m)? where m.lines.count == 1: m.lines[0]
-        default: nil
-        }
-    }
-
-    /// The typed edit a geometry update is: a point moved (`MovePoint`); the last vertex of a
-    /// single-segment line moved, the first unchanged (`MoveVertex`); any other kind of table
-    /// reshaped (`ReplaceGeometry`). Nil when the geometry is unchanged.
-    ///
-    /// - Throws: `EditError.notSingleSegment` (the CLI's own message) for a line of more than
-    ///   one segment, `FeatureEditRefusal` for a two-point line whose first vertex moved or a
-    ///   geometry of the wrong kind or an annotation layer.
-    static func geometryEdit(of layer: FeatureServerLayer, fid: Int64, from current: Geometry?, to new: Geometry,
-                             command: String) throws -> ((EditService) throws -> Void)? {
-        let table = layer.table
-        if layer.isAnnotation { throw FeatureEditRefusal.annotationGeometry(table.name) }
-        switch table.geometryKind {
-        case .point?:
-            guard case .point(let to) = new else { throw FeatureEditRefusal.geometryKind(table: table.name, expected: "POINT", got: new.kind.rawValue) }
-            if case .point(let from)? = current, near(from, to) { return nil }
-            return { service in _ = try service.run(MovePoint(table: table.name, fid: fid, to: to, command: command)) }
-        case .lineString?, .multiLineString?:
-            guard let line = singleLine(current), line.points.count == 2 else {
-                var parts = 0, points = 0
-                current?.forEachPoint { _ in points += 1 }
-                switch current {
-                case .lineString?: parts = 1
-                case .multiLineString(let m)?: parts = m.lines.count
-                default: parts = 0
-                }
-                // Unchanged geometry sent back with an attribute edit is no geometry edit.
-                if let current, sameVertices(current, new) { return nil }
-                throw EditError.notSingleSegment(table: table.name, fid: fid, parts: parts, points: points)
-            }
-            guard let target = singleLine(new), target.points.count == 2 else {
-                var points = 0
-                new.forEachPoint { _ in points += 1 }
-                throw FeatureEditRefusal.lineEdit(table: table.name, fid: fid, reason: "the new geometry is not one segment (\(points) points)")
-            }
-            if near(line.points[0], target.points[0]), near(line.points[1], target.points[1]) { return nil }
-            guard near(line.points[0], target.points[0]) else {
-                throw FeatureEditRefusal.lineEdit(table: table.name, fid: fid, reason: "the first vertex changed")
-            }
-            let to = target.points[1]
-            return { service in _ = try service.run(MoveVertex(table: table.name, fid: fid, to: to, vertex: .last, command: command)) }
-        default:
-            if let current, sameVertices(current, new) { return nil }
-            return { service in _ = try service.run(ReplaceGeometry(table: table.name, fid: fid, geometry: new, command: command)) }
-        }
-    }
-
-    /// Whether both geometries have the same vertices in the same order (within `tolerance`).
-    static func sameVertices(_ a: Geometry, _ b: Geometry) -> Bool {
-        var first: [Point] = [], second: [Point] = []
-        a.forEachPoint { first.append($0) }
-        b.forEachPoint { second.append($0) }
-        return first.count == second.count && zip(first, second).allSatisfy { near($0, $1) }
+    /// The geometry of an update as sent (an Esri JSON geometry) and the CRS it is in: nil when
+    /// it names no `spatialReference` or the layer's own. The edit service holds it against the
+    /// stored one in that CRS (`UpdateGeometry`), so a geometry read with `outSR` and sent back
+    /// with its `spatialReference` changes nothing.
+    static func sentGeometry(_ json: JSONInput, layer: FeatureServerLayer) throws -> (geometry: Geometry, crs: String?) {
+        let parsed = try EsriJSONGeometry(esriJSON: json.json.rendered())
+        guard let wkid = parsed.latestWkid ?? parsed.wkid, let layerSR = layer.srs.map(EsriSpatialReference.init) else { return (parsed.geometry, nil) }
+        let given = EsriSpatialReference(wkid: Int64(wkid))
+        return (parsed.geometry, given.isSame(as: layerSR) ? nil : given.projName)
     }
 
     // MARK: Results
@@ -498,7 +434,7 @@ struct FeatureServerEdits {
         case let refusal as FeatureEditRefusal: (code, description) = (refusal.code, refusal.description)
         case let e as EditError:
             switch e {
-            case .notSingleSegment, .notAPointTable, .notALineTable: code = 1004
+            case .notSingleSegment, .notAPointTable, .notALineTable, .firstVertexChanged, .notOneSegment, .annotationGeometry: code = 1004
             case .fieldNotEditable: code = 1023
             case .invalidValue(_, _, _, let reason) where reason.contains("NOT NULL"): code = 1001
             case .nonFiniteCoordinate, .coordinateOutOfRange: code = 1015

@@ -200,7 +200,12 @@ struct OGCEditor {
     /// and returns its new entity tag. With `ifMatch`, a row whose tag differs is left as it is
     /// and the answer is 412.
     func update(fid: Int64, _ input: OGCFeatureInput, replacing: Bool, inputCRS: OGCCRS, ifMatch: String?, service: EditService) throws -> String {
-        let newGeometry: Geometry?? = try input.geometry.map { given in try given.map { try tools.transform($0, from: inputCRS, to: collection.storage.stored) } }
+        // In the body's CRS, x east: the edit service holds it against the stored geometry there
+        // (`UpdateGeometry`), so a feature read in a CRS and written back changes nothing.
+        let newGeometry: Geometry?? = input.geometry.map { given in
+            given.map { shape in inputCRS.latitudeFirst ? shape.mapPoints { Point(x: $0.y, y: $0.x) } : shape }
+        }
+        let geometryCRS = inputCRS.proj == collection.storage.proj ? nil : inputCRS.proj
         return try service.journal().recordEdit(command: command, summary: "\(replacing ? "replace" : "update") \(table.name) fid \(fid)") {
             try checkPrecondition(fid: fid, ifMatch: ifMatch, package: service.store)
             let current = try service.store.feature(table, fid: fid)
@@ -227,7 +232,7 @@ struct OGCEditor {
             }
             if case .some(let shape) = newGeometry {
                 guard let shape else { throw OGCException.badRequest("a feature's geometry cannot be removed", code: "InvalidRequestBody") }
-                if let edit = try geometryEdit(fid: fid, current: current.geometry, new: shape) { try edit(service) }
+                _ = try service.run(UpdateGeometry(table: table.name, fid: fid, geometry: shape, crs: geometryCRS, lineChange: .reshape, command: command))
             }
             if !values.isEmpty { _ = try service.run(SetFields(table: table.name, fid: fid, values: values, allowEmpty: allowEmpty, command: command)) }
             guard let etag = try OGCEntityTag.of(table, fid: fid, in: service.store) else { throw StoreError.unknownFeature(table: table.name, fid: fid) }
@@ -251,63 +256,5 @@ struct OGCEditor {
                 ? "\(table.name) has no feature \(fid)"
                 : "feature \(fid) of \(table.name) has changed since the copy with that ETag was read (now \(current!)); read it again")
         }
-    }
-
-    /// The edit that gives feature `fid` the geometry `new` (in the table's CRS): none when it
-    /// is unchanged; a point moves (`MovePoint`); a single-segment line whose first vertex
-    /// stays has its last vertex moved (`MoveVertex`); a line of more than one segment is
-    /// refused, as `move-vertex` refuses it; anything else is reshaped (`ReplaceGeometry`).
-    private func geometryEdit(fid: Int64, current: Geometry?, new: Geometry) throws -> ((EditService) throws -> Void)? {
-        if let current, Self.nearlyEqual(current, new, tolerance: tolerance) {
-            return nil
-        }
-        if collection.isAnnotation {
-            throw OGCException.badRequest("an annotation's polygon follows its text and placement: set AnchorX, AnchorY and Angle instead",
-                                          code: "InvalidRequestBody")
-        }
-        let name = table.name
-        let command = command
-        if case .point(let point) = new, table.geometryKind == .point || current?.kind == .point {
-            return { _ = try $0.run(MovePoint(table: name, fid: fid, to: point, command: command)) }
-        }
-        if let segment = current.flatMap(Self.singleSegment) {
-            if let line = Self.singleSegment(new), Self.nearlyEqual(.point(line.points[0]), .point(segment.points[0]), tolerance: tolerance) {
-                return { _ = try $0.run(MoveVertex(table: name, fid: fid, to: line.points[1], vertex: .last, command: command)) }
-            }
-        } else if let current, current.kind == .lineString || current.kind == .multiLineString {
-            let lines: [LineString] = switch current {
-            case .lineString(let l): [l]
-            case .multiLineString(let m): m.lines
-            default: []
-            }
-            throw EditError.notSingleSegment(table: name, fid: fid, parts: lines.count, points: lines.reduce(0) { $0 + $1.points.count })
-        }
-        return { _ = try $0.run(ReplaceGeometry(table: name, fid: fid, geometry: new, command: command)) }
-    }
-
-    /// How far apart two coordinates may be and still be the same vertex: a millimetre or so.
-    /// A position read in CRS84 and written back comes back within about 1e-6 of a foot of
-    /// where it was (PROJ's round trip through the datum shift), so an unchanged geometry is
-    /// not taken for an edit.
-    var tolerance: Double {
-        collection.storage.latitudeFirst || collection.storage == .crs84 ? 1e-8 : 1e-3
-    }
-
-    /// The line of a geometry that is one line of two points.
-    static func singleSegment(_ geometry: Geometry) -> LineString? {
-        switch geometry {
-        case .lineString(let l) where l.points.count == 2: l
-        case .multiLineString(let m) where m.lines.count == 1 && m.lines[0].points.count == 2: m.lines[0]
-        default: nil
-        }
-    }
-
-    /// Whether two geometries have the same kind and vertices within `tolerance` (a round trip
-    /// through CRS84 moves coordinates by far less).
-    static func nearlyEqual(_ a: Geometry, _ b: Geometry, tolerance: Double) -> Bool {
-        guard a.kind == b.kind else { return false }
-        let p = a.allPoints, q = b.allPoints
-        guard p.count == q.count else { return false }
-        return zip(p, q).allSatisfy { abs($0.x - $1.x) <= tolerance && abs($0.y - $1.y) <= tolerance }
     }
 }
