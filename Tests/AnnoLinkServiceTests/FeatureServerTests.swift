@@ -161,6 +161,17 @@ import Testing
         #expect(font["family"] as? String == registry.first?[0].textValue)
         #expect(font["size"] as? Double == registry.first?[1].doubleValue)
         #expect((anno["annotationClasses"] as? [[String: Any]])?.first?["referenceScale"] as? Double == registry.first?[2].doubleValue)
+        // The annotation fields, the alignments with Esri's coded values.
+        let fields = try #require(anno["fields"] as? [[String: Any]])
+        #expect(["TextString", "AnchorX", "AnchorY", "Angle", "FontName", "FontSize", "AnnotationClassID"].allSatisfy { name in
+            fields.contains { $0["name"] as? String == name }
+        })
+        func codes(_ name: String) -> String? {
+            let domain = fields.first { $0["name"] as? String == name }?["domain"] as? [String: Any]
+            return (domain?["codedValues"] as? [[String: Any]])?.map { "\($0["code"] ?? "")=\($0["name"] ?? "")" }.joined(separator: " ")
+        }
+        #expect(codes("HorizontalAlignment") == "0=Left 1=Center 2=Right 3=Full")
+        #expect(codes("VerticalAlignment") == "0=Top 1=Center 2=Baseline 3=Bottom")
     }
 
     @Test func annotationSublayersReadTheirClassesRowsOnly() throws {

@@ -133,9 +133,25 @@ struct FeatureServerLayer {
         members += [
             ("nullable", .bool(!column.isNotNull && !isKey)),
             ("editable", .bool(editable && !isKey && column.affinity != .geometry)),
-            ("domain", .null), ("defaultValue", .null),
+            ("domain", domain(of: column)), ("defaultValue", .null),
         ]
         return .object(members)
+    }
+
+    /// Esri's coded values of an annotation table's alignment columns (their meaning in
+    /// docs/format.md), which clients show by name (QGIS as a value map); null elsewhere.
+    func domain(of column: Column) -> JSONText {
+        guard isAnnotation else { return .null }
+        let names: [String]
+        switch column.name.lowercased() {
+        case "horizontalalignment": names = ["Left", "Center", "Right", "Full"]
+        case "verticalalignment": names = ["Top", "Center", "Baseline", "Bottom"]
+        default: return .null
+        }
+        return .object([
+            ("type", .string("codedValue")), ("name", .string(column.name)),
+            ("codedValues", .array(names.enumerated().map { .object([("name", .string($0.element)), ("code", .integer(Int64($0.offset)))]) })),
+        ])
     }
 
     /// The fields of the layer, or only those named (case-insensitively) in `names`.
