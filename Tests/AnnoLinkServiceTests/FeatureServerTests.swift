@@ -144,7 +144,7 @@ import Testing
         #expect(label["labelExpression"] as? String == "[TextString]")
         #expect((label["labelExpressionInfo"] as? [String: Any])?["expression"] as? String == "$feature.TextString")
         #expect(label["where"] as? String == "AnnotationClassID = 0")
-        #expect(label["labelPlacement"] as? String == "esriServerPointLabelPlacementCenterCenter")
+        #expect(label["labelPlacement"] as? String == "esriServerPolygonPlacementAlwaysHorizontal")
         #expect(label["useCodedValues"] as? Bool == false)
         #expect(label["minScale"] as? Int == 0 && label["maxScale"] as? Int == 0)
         let angle = try #require(label["labelAngleInfo"] as? [String: Any])

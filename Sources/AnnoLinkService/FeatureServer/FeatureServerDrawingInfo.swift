@@ -60,8 +60,9 @@ enum FeatureServerDrawingInfo {
         ])
     }
 
-    /// Where a label goes on its footprint: on the footprint's middle, which is the text's.
-    static let labelPlacement = "esriServerPointLabelPlacementCenterCenter"
+    /// Where a label goes on its footprint: level, on the footprint's middle (which is the
+    /// text's), Esri's one placement for polygons; QGIS 3.22 places it so (docs/serve.md).
+    static let labelPlacement = "esriServerPolygonPlacementAlwaysHorizontal"
 
     /// The `esriTS` text symbol of annotation class `c`.
     static func textSymbol(_ c: AnnotationClass) -> JSONText {
