@@ -165,6 +165,56 @@ import Testing
         #expect(labels.contains { $0.angle == 0 } && labels.contains { $0.angle != 0 })
     }
 
+    /// Opens three feature tables in QGIS twice, nothing set here: through the FeatureServer
+    /// (`arcgisfeatureserver`, the renderer QGIS makes from `drawingInfo`) and from the served
+    /// GeoPackage (`ogr`, which applies the file's default style, the one `annolink style`
+    /// writes), and prints, for each, the table and both single symbols' first layers: kind,
+    /// what it draws, colours, and its size in millimetres.
+    static let featureScript = #"""
+        import os, sys
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from qgis.core import QgsApplication, QgsVectorLayer
+        app = QgsApplication([], False)
+        app.initQgis()
+        service, path = sys.argv[1], sys.argv[2]
+
+        def described(layer):
+            assert layer.isValid(), layer.name()
+            if layer.renderer().type() != "singleSymbol":
+                return [layer.renderer().type()]
+            symbol = layer.renderer().symbol().symbolLayer(0)
+            p = symbol.properties()
+            def mm(value, unit):
+                return "%.2f" % (float(value) * {"MM": 1, "Point": 25.4 / 72}[unit])
+            if symbol.layerType() == "SimpleMarker":
+                return ["marker", p["name"], p["color"], p["outline_style"], mm(p["size"], p["size_unit"])]
+            if symbol.layerType() == "SimpleLine":
+                return ["line", p["line_color"], p["line_style"], mm(p["line_width"], p["line_width_unit"])]
+            if symbol.layerType() == "SimpleFill":
+                return ["fill", p["style"], p["outline_color"], p["outline_style"], mm(p["outline_width"], p["outline_width_unit"])]
+            return [symbol.layerType()]
+
+        for lid, table in ((0, "Loudoun_Address_Points_1"), (1, "Loudoun_Buildings_1"), (5, "ParcelLines_1")):
+            served = QgsVectorLayer("url='%s/%d'" % (service, lid), table, "arcgisfeatureserver")
+            stored = QgsVectorLayer(path + "|layername=" + table, table, "ogr")
+            print(table, " ".join(described(served)), "|", " ".join(described(stored)))
+        """#
+
+    @Test("QGIS 3.22 draws the feature layers with the symbols the file's own QGIS styles give them")
+    func qgisDrawsFeatureLayersAsTheStylesDo() throws {
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
+        defer { _ = server.stop() }
+        let run = try ExternalTool.run("/usr/bin/python3", ["-", Self.service(server), path], stdin: Self.featureScript)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        // Sizes to 0.01 mm: the service gives them in points, rounded to 0.01 pt.
+        #expect(lines == [
+            "Loudoun_Address_Points_1 marker circle 30,30,30,255 no 1.20 | marker circle 30,30,30,255 no 1.20",
+            "Loudoun_Buildings_1 fill no 90,90,90,255 solid 0.20 | fill no 90,90,90,255 solid 0.20",
+            "ParcelLines_1 line 110,110,110,255 dash 0.20 | line 110,110,110,255 dash 0.20",
+        ], "\(lines)")
+    }
+
     /// Esri's ArcGIS API for Python reads the service through a bare `Connection` (as
     /// FeatureServerClientTests does): `FeatureLayerCollection.layers` makes each layer with
     /// `arcgis.layers.Service`, whose factory makes a `FeatureLayer` of a "Feature Layer" and
