@@ -78,12 +78,15 @@ import Testing
         let served = try Served()
         let service = try served.get("", ["f": "pjson"])
         let layers = try #require(service["layers"] as? [[String: Any]])
+        // The tables, then each annotation table's one class as its sublayer.
         #expect(layers.map { $0["name"] as? String } == [
             "Loudoun_Address_Points_1", "Loudoun_Buildings_1", "Loudoun_Forest_1", "Loudoun_Road_Casings_1",
-            "Loudoun_Subdivision_1", "ParcelLines_1", "Loudoun_Address_PointsAnno_1", "ParcelLinesAnno_1",
+            "Loudoun_Subdivision_1", "ParcelLines_1", "Loudoun_Address_PointsAnno_1", "ParcelLinesAnno_1", "Class 1", "Class 1",
         ])
-        #expect(layers.map { $0["id"] as? Int } == Array(0..<8))
-        #expect(layers.map { $0["type"] as? String }.suffix(2) == ["Annotation Layer", "Annotation Layer"])
+        #expect(layers.map { $0["id"] as? Int } == Array(0..<10))
+        #expect(layers.map { $0["type"] as? String }.suffix(4) == ["Annotation Layer", "Annotation Layer", "Annotation SubLayer", "Annotation SubLayer"])
+        #expect(layers.map { $0["parentLayerId"] as? Int }.suffix(4) == [-1, -1, 6, 7])
+        #expect(layers.map { $0["subLayerIds"] as? [Int] }.suffix(4) == [[8], [9], nil, nil])
         #expect((service["spatialReference"] as? [String: Any])?["wkid"] as? Int == 2924)
         #expect(service["capabilities"] as? String == "Create,Delete,Query,Update,Editing")
         #expect(service["maxRecordCount"] as? Int == 2000)
@@ -116,7 +119,111 @@ import Testing
         #expect(classes.first?["labelExpression"] as? String == "Round(Length(Geometry($feature), 'feet'), 2)")
 
         let all = try served.get("/layers")
-        #expect((all["layers"] as? [Any])?.count == 8)
+        #expect((all["layers"] as? [Any])?.count == 10)
+    }
+
+    /// The classes' text as `FeatureServerDrawingInfo` gives it: what QGIS 3.22's
+    /// `convertLabeling` reads (`labelExpression` in [FIELD] syntax, `symbol.font`,
+    /// `labelPlacement`, `where`) and Esri's clients (`labelExpressionInfo`, `labelAngleInfo`).
+    @Test func annotationLayersAreDescribedAsEsriDescribesThem() throws {
+        let served = try Served()
+        let anno = try served.get("/7")
+        #expect(anno["type"] as? String == "Annotation Layer")
+        #expect(anno["parentLayer"] is NSNull)
+        let sub = try #require(anno["subLayers"] as? [[String: Any]])
+        #expect(sub.map { $0["id"] as? Int } == [9] && sub.map { $0["name"] as? String } == ["Class 1"])
+        #expect(anno["typeIdField"] as? String == "AnnotationClassID")
+        #expect((anno["types"] as? [[String: Any]])?.map { $0["id"] as? Int } == [0])
+        let drawing = try #require(anno["drawingInfo"] as? [String: Any])
+        let symbol = try #require((drawing["renderer"] as? [String: Any])?["symbol"] as? [String: Any])
+        #expect(symbol["type"] as? String == "esriSFS" && symbol["style"] as? String == "esriSFSNull")
+        #expect((symbol["outline"] as? [String: Any])?["style"] as? String == "esriSLSNull")
+        let labels = try #require(drawing["labelingInfo"] as? [[String: Any]])
+        #expect(labels.count == 1)
+        let label = try #require(labels.first)
+        #expect(label["labelExpression"] as? String == "[TextString]")
+        #expect((label["labelExpressionInfo"] as? [String: Any])?["expression"] as? String == "$feature.TextString")
+        #expect(label["where"] as? String == "AnnotationClassID = 0")
+        #expect(label["labelPlacement"] as? String == "esriServerPolygonPlacementAlwaysHorizontal")
+        #expect(label["useCodedValues"] as? Bool == false)
+        #expect(label["minScale"] as? Int == 0 && label["maxScale"] as? Int == 0)
+        let angle = try #require(label["labelAngleInfo"] as? [String: Any])
+        #expect(angle["rotationType"] as? String == "arithmetic")
+        #expect((angle["angleExpressionInfo"] as? [String: Any])?["expression"] as? String == "$feature.Angle")
+        let text = try #require(label["symbol"] as? [String: Any])
+        #expect(text["type"] as? String == "esriTS")
+        #expect(text["color"] as? [Int] == [0, 0, 0, 255])
+        #expect(text["horizontalAlignment"] as? String == "center" && text["verticalAlignment"] as? String == "baseline")
+        // The class's font, in points at its reference scale (1:1200), from the file's registry.
+        let font = try #require(text["font"] as? [String: Any])
+        let registry = try served.package().connection.rows(
+            "SELECT font_name, font_size, reference_scale FROM annolink_annotation_classes WHERE annotation_table = ?", [.text(Self.linesAnno)])
+        #expect(font["family"] as? String == registry.first?[0].textValue)
+        #expect(font["size"] as? Double == registry.first?[1].doubleValue)
+        #expect((anno["annotationClasses"] as? [[String: Any]])?.first?["referenceScale"] as? Double == registry.first?[2].doubleValue)
+        // The annotation fields, the alignments with Esri's coded values.
+        let fields = try #require(anno["fields"] as? [[String: Any]])
+        #expect(["TextString", "AnchorX", "AnchorY", "Angle", "FontName", "FontSize", "AnnotationClassID"].allSatisfy { name in
+            fields.contains { $0["name"] as? String == name }
+        })
+        func codes(_ name: String) -> String? {
+            let domain = fields.first { $0["name"] as? String == name }?["domain"] as? [String: Any]
+            return (domain?["codedValues"] as? [[String: Any]])?.map { "\($0["code"] ?? "")=\($0["name"] ?? "")" }.joined(separator: " ")
+        }
+        #expect(codes("HorizontalAlignment") == "0=Left 1=Center 2=Right 3=Full")
+        #expect(codes("VerticalAlignment") == "0=Top 1=Center 2=Baseline 3=Bottom")
+    }
+
+    @Test func annotationSublayersReadTheirClassesRowsOnly() throws {
+        let served = try Served()
+        let sublayer = try served.get("/9")
+        #expect(sublayer["type"] as? String == "Annotation SubLayer")
+        #expect(sublayer["name"] as? String == "Class 1")
+        #expect((sublayer["parentLayer"] as? [String: Any])?["id"] as? Int == 7)
+        #expect(sublayer["capabilities"] as? String == "Query")
+        #expect(sublayer["geometryType"] as? String == "esriGeometryPolygon")
+        #expect(((sublayer["drawingInfo"] as? [String: Any])?["labelingInfo"] as? [Any])?.count == 1)
+        let inClass = try served.package().connection.scalarInt("SELECT count(*) FROM \(Self.linesAnno) WHERE AnnotationClassID = 0")
+        #expect(try served.get("/9/query", ["where": "1=1", "returnCountOnly": "true"])["count"] as? Int == Int(inClass ?? -1))
+        let long = try served.package().connection.scalarInt("SELECT count(*) FROM \(Self.linesAnno) WHERE AnnotationClassID = 0 AND length(TextString) > 5")
+        #expect(try served.get("/9/query", ["where": "length(TextString) > 5", "returnCountOnly": "true"])["count"] as? Int == Int(long ?? -1))
+        // The caller's own condition is checked by itself: its refusal names its text.
+        let refused = try #require(error(try served.get("/9/query", ["where": "1=1) OR (1=1"])))
+        #expect(refused.code == 400 && refused.details.first?.hasPrefix("where: '1=1) OR (1=1'") == true, "\(refused)")
+        // Edits go through the parent layer.
+        let before = try served.dump(Self.linesAnno)
+        let edit = try #require(error(try served.post("/9/applyEdits", ["deletes": "1"])))
+        #expect(edit.code == 400 && edit.details.first?.contains("annotation layer, 7") == true, "\(edit)")
+        #expect(try served.dump(Self.linesAnno) == before)
+        #expect(error(try served.get("/10"))?.code == 404)
+    }
+
+    /// Feature layers draw as `annolink style` draws the tables in QGIS: one `DefaultSymbology`.
+    @Test func featureLayersDrawWithTheDefaultSymbology() throws {
+        let served = try Served()
+        func symbol(_ id: Int) throws -> [String: Any] {
+            let drawing = try #require(try served.get("/\(id)")["drawingInfo"] as? [String: Any])
+            #expect((drawing["renderer"] as? [String: Any])?["type"] as? String == "simple")
+            return try #require((drawing["renderer"] as? [String: Any])?["symbol"] as? [String: Any])
+        }
+        let point = try symbol(0), polygon = try symbol(1), line = try symbol(5)
+        #expect(point["type"] as? String == "esriSMS" && point["style"] as? String == "esriSMSCircle")
+        #expect(line["type"] as? String == "esriSLS" && line["style"] as? String == "esriSLSDash")
+        #expect(polygon["type"] as? String == "esriSFS" && polygon["style"] as? String == "esriSFSNull")
+        // The QGIS styles' colours and sizes (millimetres there, points here).
+        func qml(_ kind: String, _ option: String) throws -> String {
+            let text = QGISStyle.features(geometryTypeName: kind)
+            let range = try #require(text.range(of: #"name="\#(option)" value="([^"]*)""#, options: .regularExpression))
+            return String(text[range].split(separator: "\"")[3])
+        }
+        func rgba(_ value: Any?) -> String { (value as? [Int])?.map(String.init).joined(separator: ",") ?? "" }
+        #expect(rgba(point["color"]) == (try qml("POINT", "color")))
+        #expect(abs((point["size"] as? Double ?? 0) - Double(try qml("POINT", "size"))! * 72 / 25.4) < 0.01)
+        #expect(rgba(line["color"]) == (try qml("MULTILINESTRING", "line_color")))
+        #expect(abs((line["width"] as? Double ?? 0) - Double(try qml("MULTILINESTRING", "line_width"))! * 72 / 25.4) < 0.01)
+        let outline = polygon["outline"] as? [String: Any]
+        #expect(rgba(outline?["color"]) == (try qml("MULTIPOLYGON", "outline_color")))
+        #expect(try qml("MULTIPOLYGON", "style") == "no")
     }
 
     @Test func unknownPathsAndFormatsAreEsriErrors() throws {

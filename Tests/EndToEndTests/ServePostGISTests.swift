@@ -71,6 +71,14 @@ struct ServePostGISTests {
             let whereCount = try query(server, service(data) + "/\(layer)/query",
                                        [("where", "AD_ADDRESS > 20000"), ("returnCountOnly", "true"), ("f", "json")])
             #expect("\(whereCount["count"] ?? "")" == (try data.query("SELECT count(*) FROM \"\(Self.points)\" WHERE \"AD_ADDRESS\" > 20000")))
+            // An annotation class's sublayer reads its class's rows, ANDed with the caller's where.
+            let parent = try layerID(server, data, "ParcelLinesAnno_1")
+            let listed = try #require(try server.request(service(data) + "?f=json").object?["layers"] as? [[String: Any]])
+            let sublayer = try #require(listed.first { $0["type"] as? String == "Annotation SubLayer" && $0["parentLayerId"] as? Int == parent }?["id"] as? Int)
+            let classCount = try query(server, service(data) + "/\(sublayer)/query",
+                                       [("where", "length(TextString) > 5"), ("returnCountOnly", "true"), ("f", "json")])
+            #expect("\(classCount["count"] ?? "")" == (try data.query(
+                "SELECT count(*) FROM \"ParcelLinesAnno_1\" WHERE \"AnnotationClassID\" = 0 AND length(\"TextString\") > 5")), "\(classCount)")
             let box = try data.query("""
                 SELECT percentile_disc(0.25) WITHIN GROUP (ORDER BY ST_X(geom)) || ',' || percentile_disc(0.25) WITHIN GROUP (ORDER BY ST_Y(geom))
                   || ',' || percentile_disc(0.75) WITHIN GROUP (ORDER BY ST_X(geom)) || ',' || percentile_disc(0.75) WITHIN GROUP (ORDER BY ST_Y(geom))

@@ -4,11 +4,11 @@ import AnnoLinkStore
 import Foundation
 
 /// One layer of the FeatureServer: a feature table of the file, or an annotation table
-/// published as an annotation layer.
+/// published as an annotation layer (whose classes are its sublayers, `FeatureServerSublayer`).
 ///
 /// Layer ids are positions: the feature tables that are not annotation tables first, then the
-/// annotation tables, each in `gpkg_contents` order. They stay the same as long as no table is
-/// added or removed, which a served file's edits never do.
+/// annotation tables, each in `gpkg_contents` order, then the sublayers. They stay the same as
+/// long as no table or class is added or removed, which a served file's edits never do.
 struct FeatureServerLayer {
     var id: Int
     var table: FeatureTable
@@ -42,6 +42,19 @@ struct FeatureServerLayer {
                 description: description))
         }
         return layers
+    }
+
+    /// The sublayers of the annotation layers among `layers` (all the store's layers, by id): one
+    /// per annotation class, in layer order and then by class id, numbered on from the last
+    /// layer's id so that adding them moved no layer's id.
+    static func sublayers(of layers: [FeatureServerLayer]) -> [FeatureServerSublayer] {
+        var sublayers: [FeatureServerSublayer] = []
+        for layer in layers where layer.isAnnotation {
+            for c in layer.classes.sorted(by: { $0.classID < $1.classID }) {
+                sublayers.append(FeatureServerSublayer(id: layers.count + sublayers.count, parent: layer, annotationClass: c))
+            }
+        }
+        return sublayers
     }
 
     /// The extent and description the store records for `table` (`gpkg_contents`, or
@@ -120,9 +133,25 @@ struct FeatureServerLayer {
         members += [
             ("nullable", .bool(!column.isNotNull && !isKey)),
             ("editable", .bool(editable && !isKey && column.affinity != .geometry)),
-            ("domain", .null), ("defaultValue", .null),
+            ("domain", domain(of: column)), ("defaultValue", .null),
         ]
         return .object(members)
+    }
+
+    /// Esri's coded values of an annotation table's alignment columns (their meaning in
+    /// docs/format.md), which clients show by name (QGIS as a value map); null elsewhere.
+    func domain(of column: Column) -> JSONText {
+        guard isAnnotation else { return .null }
+        let names: [String]
+        switch column.name.lowercased() {
+        case "horizontalalignment": names = ["Left", "Center", "Right", "Full"]
+        case "verticalalignment": names = ["Top", "Center", "Baseline", "Bottom"]
+        default: return .null
+        }
+        return .object([
+            ("type", .string("codedValue")), ("name", .string(column.name)),
+            ("codedValues", .array(names.enumerated().map { .object([("name", .string($0.element)), ("code", .integer(Int64($0.offset)))]) })),
+        ])
     }
 
     /// The fields of the layer, or only those named (case-insensitively) in `names`.
@@ -131,4 +160,17 @@ struct FeatureServerLayer {
         return fieldColumns.filter { $0.isPrimaryKey || (wanted?.contains($0.name.lowercased()) ?? true) }
             .map { field($0, editable: editable) }
     }
+}
+
+/// An annotation class published as Esri publishes one: an `Annotation SubLayer` of its
+/// annotation table's `Annotation Layer`, reading the table's rows of that class
+/// (`AnnotationClassID`). Sublayers are read only: their rows are edited through the parent
+/// layer.
+struct FeatureServerSublayer {
+    var id: Int
+    var parent: FeatureServerLayer
+    var annotationClass: AnnotationClass
+
+    /// The condition choosing the class's rows of the parent's table.
+    var classCondition: String { "\"AnnotationClassID\" = \(annotationClass.classID)" }
 }

@@ -25,10 +25,12 @@ struct FeatureServerQuery {
         "esrisrunit_nauticalmile": 1852, "esrisrunit_usnauticalmile": 1853.248,
     ]
 
-    /// Parses the parameters of a query on `layer`.
+    /// Parses the parameters of a query on `layer`; with `sublayer`, on that annotation class's
+    /// rows of it only (`FeatureServerSublayer.classCondition`, ANDed with `where`).
     ///
     /// - Throws: `FeatureServerError.invalidParameter` naming the parameter and what was wrong.
-    init(parameters p: [String: String], layer: FeatureServerLayer, package: any FeatureStore, maxRecordCount: Int) throws {
+    init(parameters p: [String: String], layer: FeatureServerLayer, sublayer: FeatureServerSublayer? = nil,
+         package: any FeatureStore, maxRecordCount: Int) throws {
         self.layer = layer
         let table = layer.table
         layerSR = layer.srs.map(EsriSpatialReference.init)
@@ -57,6 +59,11 @@ struct FeatureServerQuery {
             } catch let refusal as SQLCondition.Refusal {
                 throw FeatureServerError.invalidParameter("where", "'\(text)' \(refusal.description)")
             }
+        }
+        if let sublayer {
+            // The caller's condition was checked alone above, so its refusals name its own text.
+            let own = query.condition.map { " AND \($0.sql)" } ?? ""
+            query.condition = try package.checkedCondition(sublayer.classCondition + own, on: table.name)
         }
         if let text = p["objectIds"], !text.allSatisfy(\.isWhitespace) {
             query.featureIDs = try text.split(separator: ",").map {

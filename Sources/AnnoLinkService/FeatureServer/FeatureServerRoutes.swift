@@ -78,7 +78,10 @@ public struct FeatureServerRoutes: Routes {
         case 1 where rest[0] == "layers":
             return try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
-                return .object([("layers", .array(layers.map { layerResource($0, mayEdit: mayEdit, maxRecordCount: maxRecordCount) })), ("tables", .array([]))])
+                let sublayers = FeatureServerLayer.sublayers(of: layers)
+                let resources = layers.map { layerResource($0, sublayers: sublayers, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
+                    + sublayers.map { layerResource($0.parent, sublayer: $0, sublayers: sublayers, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
+                return .object([("layers", .array(resources)), ("tables", .array([]))])
             }
         case 1 where rest[0] == "applyEdits":
             return try FeatureServerEdits(request: request, dataset: dataset).applyServiceEdits()
@@ -89,23 +92,38 @@ public struct FeatureServerRoutes: Routes {
         switch rest.count {
         case 1:
             return try dataset.readStore { package in
-                let layers = try FeatureServerLayer.all(in: package)
-                guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
-                return layerResource(layers[id], mayEdit: mayEdit, maxRecordCount: maxRecordCount)
+                let (layer, sublayer, sublayers) = try Self.layer(id, in: package)
+                return layerResource(layer, sublayer: sublayer, sublayers: sublayers, mayEdit: mayEdit, maxRecordCount: maxRecordCount)
             }
         case 2 where rest[1] == "query":
             return try dataset.readStore { package in
-                let layers = try FeatureServerLayer.all(in: package)
-                guard id < layers.count else { throw FeatureServerError.notFound("Layer") }
-                let query = try FeatureServerQuery(parameters: request.parameters, layer: layers[id], package: package,
+                let (layer, sublayer, _) = try Self.layer(id, in: package)
+                let query = try FeatureServerQuery(parameters: request.parameters, layer: layer, sublayer: sublayer, package: package,
                                                maxRecordCount: maxRecordCount)
                 return try query.run(in: package, geoJSON: format == "geojson", pretty: format == "pjson")
             }
         case 2 where rest[1] == "applyEdits":
+            if let sublayer = try dataset.readStore({ try Self.layer(id, in: $0).sublayer }) {
+                throw FeatureServerError.unsupported(
+                    "applyEdits on an annotation sublayer: its rows are edited through their annotation layer, \(sublayer.parent.id)")
+            }
             return try FeatureServerEdits(request: request, dataset: dataset).applyLayerEdits(layerID: id)
         default:
             throw FeatureServerError.notFound("Resource")
         }
+    }
+
+    /// Layer `id` of `package`: a layer, or an annotation sublayer with its parent layer; and
+    /// every sublayer of the service.
+    ///
+    /// - Throws: `FeatureServerError.notFound` when there is no layer `id`.
+    static func layer(_ id: Int, in package: any FeatureStore)
+        throws -> (layer: FeatureServerLayer, sublayer: FeatureServerSublayer?, sublayers: [FeatureServerSublayer]) {
+        let layers = try FeatureServerLayer.all(in: package)
+        let sublayers = FeatureServerLayer.sublayers(of: layers)
+        if id < layers.count { return (layers[id], nil, sublayers) }
+        guard let sublayer = sublayers.first(where: { $0.id == id }) else { throw FeatureServerError.notFound("Layer") }
+        return (sublayer.parent, sublayer, sublayers)
     }
 
     /// What a caller may do: `Query`, and the editing capabilities when the service and the
@@ -116,6 +134,7 @@ public struct FeatureServerRoutes: Routes {
 
     /// The service resource: layers by id, the service's spatial reference and extent.
     private func serviceResource(_ layers: [FeatureServerLayer], dataset: Dataset, mayEdit: Bool, maxRecordCount: Int) throws -> JSONText {
+        let sublayers = FeatureServerLayer.sublayers(of: layers)
         let reference = layers.first?.srs.map(EsriSpatialReference.init)
         var extent: JSONText = .null
         if let reference {
@@ -143,10 +162,17 @@ public struct FeatureServerRoutes: Routes {
             ("supportsApplyEditsWithGlobalIds", .bool(false)),
             ("layers", .array(layers.map { layer in
                 .object([("id", .integer(Int64(layer.id))), ("name", .string(layer.table.name)),
-                         ("parentLayerId", .integer(-1)), ("defaultVisibility", .bool(true)), ("subLayerIds", .null),
+                         ("parentLayerId", .integer(-1)), ("defaultVisibility", .bool(true)),
+                         ("subLayerIds", layer.isAnnotation ? .array(sublayers.filter { $0.parent.id == layer.id }.map { .integer(Int64($0.id)) }) : .null),
                          ("minScale", .integer(0)), ("maxScale", .integer(0)),
                          ("type", .string(layer.isAnnotation ? "Annotation Layer" : "Feature Layer")),
                          ("geometryType", layer.geometryType.map { .string($0) } ?? .null)])
+            } + sublayers.map { sublayer in
+                .object([("id", .integer(Int64(sublayer.id))), ("name", .string(sublayer.annotationClass.name)),
+                         ("parentLayerId", .integer(Int64(sublayer.parent.id))), ("defaultVisibility", .bool(true)), ("subLayerIds", .null),
+                         ("minScale", .integer(0)), ("maxScale", .integer(0)),
+                         ("type", .string("Annotation SubLayer")),
+                         ("geometryType", sublayer.parent.geometryType.map { .string($0) } ?? .null)])
             })),
             ("tables", .array([])),
         ])
@@ -170,18 +196,28 @@ public struct FeatureServerRoutes: Routes {
         return .array(parsed.referencedFields.sorted().map { .string($0) })
     }
 
-    /// A layer resource.
-    func layerResource(_ layer: FeatureServerLayer, mayEdit: Bool, maxRecordCount: Int) -> JSONText {
+    /// A layer resource: of `layer`, or with `sublayer` of that annotation class of `layer`.
+    ///
+    /// An annotation layer is described as Esri describes one: `"type": "Annotation Layer"`
+    /// with its classes as `subLayers` (each an `Annotation SubLayer` whose `parentLayer` it
+    /// is), `AnnotationClassID` as the `typeIdField` with a type per class, and `drawingInfo`
+    /// drawing the text and not the footprints (`FeatureServerDrawingInfo`).
+    /// `sublayers` are the service's, of which `layer`'s own are listed.
+    func layerResource(_ layer: FeatureServerLayer, sublayer: FeatureServerSublayer? = nil, sublayers: [FeatureServerSublayer],
+                       mayEdit: Bool, maxRecordCount: Int) -> JSONText {
         let reference = layer.srs.map(EsriSpatialReference.init)
         let extent: JSONText = layer.extent.flatMap { e in reference.map { FeatureServerQuery.envelopeJSON(e, $0) } } ?? .null
         // Annotation rows are made by their classes: a client may change them (set) and delete
-        // them, not add them.
-        let capabilities = mayEdit ? (layer.isAnnotation ? "Delete,Query,Update,Editing" : Self.capabilities(mayEdit: true)) : "Query"
+        // them, not add them; a sublayer's rows are edited through its parent layer.
+        let capabilities = mayEdit && sublayer == nil
+            ? (layer.isAnnotation ? "Delete,Query,Update,Editing" : Self.capabilities(mayEdit: true)) : "Query"
+        let classes = sublayer.map { [$0.annotationClass] } ?? layer.classes.sorted { $0.classID < $1.classID }
+        let type = sublayer != nil ? "Annotation SubLayer" : layer.isAnnotation ? "Annotation Layer" : "Feature Layer"
         var members: [(String, JSONText)] = [
             ("currentVersion", .number(Self.currentVersion)),
-            ("id", .integer(Int64(layer.id))),
-            ("name", .string(layer.table.name)),
-            ("type", .string(layer.isAnnotation ? "Annotation Layer" : "Feature Layer")),
+            ("id", .integer(Int64(sublayer?.id ?? layer.id))),
+            ("name", .string(sublayer?.annotationClass.name ?? layer.table.name)),
+            ("type", .string(type)),
             ("description", .string(layer.description)),
             ("geometryType", layer.geometryType.map { .string($0) } ?? .null),
             ("sourceSpatialReference", reference?.json ?? .null),
@@ -191,9 +227,20 @@ public struct FeatureServerRoutes: Routes {
             ("objectIdField", .string(layer.table.primaryKey)),
             ("globalIdField", .string(layer.globalIDColumn?.name ?? "")),
             ("displayField", .string(layer.fieldColumns.first { $0.affinity == .text && !$0.isPrimaryKey }?.name ?? layer.table.primaryKey)),
-            ("typeIdField", .string("")),
-            ("fields", .array(layer.fields(editable: mayEdit))),
-            ("types", .array([])), ("templates", .array([])),
+            ("typeIdField", .string(layer.isAnnotation ? "AnnotationClassID" : "")),
+            ("fields", .array(layer.fields(editable: mayEdit && sublayer == nil))),
+            ("types", .array(layer.isAnnotation ? classes.map { c in
+                .object([("id", .integer(c.classID)), ("name", .string(c.name)), ("domains", .object([])), ("templates", .array([]))])
+            } : [])),
+            ("templates", .array([])),
+            ("parentLayer", sublayer.map { .object([("id", .integer(Int64($0.parent.id))), ("name", .string($0.parent.table.name))]) } ?? .null),
+            ("subLayers", .array(layer.isAnnotation && sublayer == nil
+                ? sublayers.filter { $0.parent.id == layer.id }.map {
+                    .object([("id", .integer(Int64($0.id))), ("name", .string($0.annotationClass.name))])
+                } : [])),
+            ("minScale", .integer(0)), ("maxScale", .integer(0)),
+            ("drawingInfo", layer.isAnnotation ? FeatureServerDrawingInfo.annotation(classes)
+                : FeatureServerDrawingInfo.features(geometryTypeName: layer.table.geometryTypeName)),
             ("capabilities", .string(capabilities)),
             ("maxRecordCount", .integer(Int64(maxRecordCount))),
             ("standardMaxRecordCount", .integer(Int64(maxRecordCount))),
@@ -215,7 +262,7 @@ public struct FeatureServerRoutes: Routes {
             ("relationships", .array([])),
         ]
         if layer.isAnnotation {
-            members.append(("annotationClasses", .array(layer.classes.map { c in
+            members.append(("annotationClasses", .array(classes.map { c in
                 .object([
                     ("id", .integer(c.classID)), ("name", .string(c.name)), ("originTable", .string(c.originTable)),
                     ("labelExpression", .string(c.expression)), ("labelFields", Self.labelFields(c.expression)),
@@ -228,11 +275,6 @@ public struct FeatureServerRoutes: Routes {
                     ("autoCreate", .bool(c.autoCreate)), ("updateOnShapeChange", .bool(c.updateOnShapeChange)),
                 ])
             })))
-            members.append(("drawingInfo", .object([("labelingInfo", .array([.object([
-                ("labelExpressionInfo", .object([("expression", .string("$feature.TextString"))])),
-                ("labelAngleInfo", .object([("angleExpressionInfo", .object([("expression", .string("$feature[\"Angle\"]"))])),
-                                            ("rotationType", .string("arithmetic"))])),
-            ])]))])))
         }
         return .object(members)
     }

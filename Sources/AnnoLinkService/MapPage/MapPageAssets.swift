@@ -247,7 +247,9 @@ enum MapPageAssets {
         annolink.caller = await checkCaller();
         const info = await get('', {});
         metresPerUnit = metresPerUnitByName[info.units] || 1;
-        const resources = await Promise.all(info.layers.map(l => get('/' + l.id, {})));
+        // An annotation class's sublayer shows rows its annotation layer shows already.
+        const tables = info.layers.filter(l => l.type !== 'Annotation SubLayer');
+        const resources = await Promise.all(tables.map(l => get('/' + l.id, {})));
         for (const layer of resources) {
           if (layer.type === 'Annotation Layer') annotationLayers.push(layer); else featureLayers.push(layer);
         }

@@ -10,8 +10,8 @@
 /// upside-down flipping, no size limits). `XOffset`/`YOffset` are not applied (QGIS offsets do
 /// not turn with a data-defined angle); annolink writes them as 0.
 ///
-/// A feature table's style is a plain single symbol: small dark circles for points, thin grey
-/// dashed lines for lines, grey outlines without fill for polygons.
+/// A feature table's style is a plain single symbol, `DefaultSymbology`'s: small dark circles
+/// for points, thin grey dashed lines for lines, grey outlines without fill for polygons.
 public enum QGISStyle {
     /// The `styleName` annolink writes its styles under in `layer_styles`.
     public static let styleName = "annolink"
@@ -50,7 +50,7 @@ public enum QGISStyle {
               <renderer-v2 type="nullSymbol" forceraster="0" symbollevels="0" enableorderby="0"/>
               <labeling type="simple">
                 <settings calloutType="simple">
-                  <text-style fieldName="TextString" isExpression="0" fontFamily="\(xml(first.fontName))" namedStyle="Regular" fontSize="\(number(first.fontSize * first.referenceScale * 0.0254 / 72 / metresPerUnit))" fontSizeUnit="MapUnit" fontSizeMapUnitScale="3x:0,0,0,0,0,0" fontWeight="50" fontItalic="0" fontUnderline="0" fontStrikeout="0" fontKerning="1" fontLetterSpacing="0" fontWordSpacing="0" textColor="0,0,0,255" textOpacity="1" multilineHeight="1" capitalization="0" blendMode="0" allowHtml="0" textOrientation="horizontal" useSubstitutions="0" previewBkgrdColor="255,255,255,255">
+                  <text-style fieldName="TextString" isExpression="0" fontFamily="\(xml(first.fontName))" namedStyle="Regular" fontSize="\(number(first.fontSize * first.referenceScale * 0.0254 / 72 / metresPerUnit))" fontSizeUnit="MapUnit" fontSizeMapUnitScale="3x:0,0,0,0,0,0" fontWeight="50" fontItalic="0" fontUnderline="0" fontStrikeout="0" fontKerning="1" fontLetterSpacing="0" fontWordSpacing="0" textColor="\(rgba(DefaultSymbology.text))" textOpacity="1" multilineHeight="1" capitalization="0" blendMode="0" allowHtml="0" textOrientation="horizontal" useSubstitutions="0" previewBkgrdColor="255,255,255,255">
                     <families/>
                     <text-buffer bufferDraw="0" bufferSize="1" bufferSizeUnits="MM" bufferColor="255,255,255,255" bufferOpacity="1" bufferNoFill="1" bufferJoinStyle="128" bufferBlendMode="0" bufferSizeMapUnitScale="3x:0,0,0,0,0,0"/>
                     <text-mask maskEnabled="0" maskType="0" maskSize="0" maskSizeUnits="MM" maskOpacity="1" maskJoinStyle="128" maskSizeMapUnitScale="3x:0,0,0,0,0,0" maskedSymbolLayers=""/>
@@ -80,33 +80,34 @@ public enum QGISStyle {
     }
 
     /// The QML document of a plain single-symbol style for a feature table holding
-    /// `geometryTypeName` (`POINT`, `MULTILINESTRING`, …; `GEOMETRY` is drawn as lines).
+    /// `geometryTypeName` (`POINT`, `MULTILINESTRING`, …; `GEOMETRY` is drawn as lines): the
+    /// table's `DefaultSymbology` symbol.
     public static func features(geometryTypeName: String) -> String {
-        let kind = geometryTypeName.uppercased()
         let symbol: String
         let geometryType: Int
-        if kind.hasSuffix("POINT") {
+        switch DefaultSymbology.symbol(geometryTypeName: geometryTypeName) {
+        case .marker(let colour, let diameter):
             geometryType = 0
             symbol = """
                 <symbol type="marker" name="0" alpha="1" clip_to_extent="1" force_rhr="0"><layer class="SimpleMarker" enabled="1" locked="0" pass="0"><Option type="Map">\
-                <Option type="QString" name="name" value="circle"/><Option type="QString" name="color" value="30,30,30,255"/>\
-                <Option type="QString" name="outline_style" value="no"/><Option type="QString" name="size" value="1.2"/>\
+                <Option type="QString" name="name" value="circle"/><Option type="QString" name="color" value="\(rgba(colour))"/>\
+                <Option type="QString" name="outline_style" value="no"/><Option type="QString" name="size" value="\(number(diameter))"/>\
                 <Option type="QString" name="size_unit" value="MM"/></Option></layer></symbol>
                 """
-        } else if kind.hasSuffix("POLYGON") {
+        case .fill(let fill, let outline, let width, let stroke):
             geometryType = 2
             symbol = """
                 <symbol type="fill" name="0" alpha="1" clip_to_extent="1" force_rhr="0"><layer class="SimpleFill" enabled="1" locked="0" pass="0"><Option type="Map">\
-                <Option type="QString" name="style" value="no"/><Option type="QString" name="color" value="0,0,0,0"/>\
-                <Option type="QString" name="outline_color" value="90,90,90,255"/><Option type="QString" name="outline_style" value="solid"/>\
-                <Option type="QString" name="outline_width" value="0.2"/><Option type="QString" name="outline_width_unit" value="MM"/></Option></layer></symbol>
+                <Option type="QString" name="style" value="\(fill.alpha == 0 ? "no" : "solid")"/><Option type="QString" name="color" value="\(rgba(fill))"/>\
+                <Option type="QString" name="outline_color" value="\(rgba(outline))"/><Option type="QString" name="outline_style" value="\(stroke.rawValue)"/>\
+                <Option type="QString" name="outline_width" value="\(number(width))"/><Option type="QString" name="outline_width_unit" value="MM"/></Option></layer></symbol>
                 """
-        } else {
+        case .line(let colour, let width, let stroke):
             geometryType = 1
             symbol = """
                 <symbol type="line" name="0" alpha="1" clip_to_extent="1" force_rhr="0"><layer class="SimpleLine" enabled="1" locked="0" pass="0"><Option type="Map">\
-                <Option type="QString" name="line_color" value="110,110,110,255"/><Option type="QString" name="line_style" value="dash"/>\
-                <Option type="QString" name="line_width" value="0.2"/><Option type="QString" name="line_width_unit" value="MM"/></Option></layer></symbol>
+                <Option type="QString" name="line_color" value="\(rgba(colour))"/><Option type="QString" name="line_style" value="\(stroke.rawValue)"/>\
+                <Option type="QString" name="line_width" value="\(number(width))"/><Option type="QString" name="line_width_unit" value="MM"/></Option></layer></symbol>
                 """
         }
         return """
@@ -137,6 +138,11 @@ public enum QGISStyle {
         <Option type="Map" name="\(name)"><Option type="bool" name="active" value="true"/>\
         <Option type="QString" name="expression" value="\(xml(expression))"/><Option type="int" name="type" value="3"/></Option>
         """
+    }
+
+    /// `colour` as QML writes one: `red,green,blue,alpha`.
+    private static func rgba(_ colour: DefaultSymbology.Colour) -> String {
+        "\(colour.red),\(colour.green),\(colour.blue),\(colour.alpha)"
     }
 
     /// `value` in full precision, without a Swift-only form (no `e` for the sizes met here).
