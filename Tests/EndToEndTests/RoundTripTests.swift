@@ -12,10 +12,12 @@ struct RoundTripTests {
     static let service = "/arcgis/rest/services/loudoun/FeatureServer"
 
     /// The layers of the service: id and name.
+    /// The service's layers of tables; an annotation class's sublayer (which has a
+    /// `parentLayerId` and takes no edits) is left out.
     static func layers(_ server: ServeProcess) throws -> [(id: Int, name: String)] {
         let answer = try server.request(service + "?f=json").object ?? [:]
         return ((answer["layers"] as? [[String: Any]]) ?? []).compactMap { layer in
-            guard let id = layer["id"] as? Int, let name = layer["name"] as? String else { return nil }
+            guard let id = layer["id"] as? Int, let name = layer["name"] as? String, (layer["parentLayerId"] as? Int ?? -1) < 0 else { return nil }
             return (id, name)
         }
     }
