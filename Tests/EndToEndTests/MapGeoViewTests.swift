@@ -164,23 +164,20 @@ struct MapGeoViewTests {
         time.sleep(0.3)
         d.save_screenshot(os.path.join(shot, "editor-geoview.png"))
 
-        # An empty label field is refused in the page, before any request.
-        field = form.find_element(By.NAME, "ST_STR_NAM")
-        out["labelFieldMarked"] = field.get_attribute("data-label-field") is not None
-        field.clear()
-        form.find_element(By.NAME, "update").click()
-        wait.until(lambda d: errors().strip())
-        out["emptyRefusal"] = errors()
-        dismiss_errors()
-        field.send_keys(field.get_attribute("data-original"))
-        # A number field a label reads, cleared: refused the same way (it would be sent as null).
-        number = form.find_element(By.NAME, "AD_ADDRESS")
-        number.clear()
-        form.find_element(By.NAME, "update").click()
-        wait.until(lambda d: errors().strip())
-        out["emptyNumberRefusal"] = errors()
-        dismiss_errors()
-        number.send_keys(number.get_attribute("data-original"))
+        # An empty label field is refused in the page, before any request: a text, and a number
+        # (which would be sent as null).
+        def refusal_of_clearing(name):
+            field = form.find_element(By.NAME, name)
+            field.clear()
+            form.find_element(By.NAME, "update").click()
+            wait.until(lambda d: errors().strip())
+            refusal = errors()
+            dismiss_errors()
+            field.send_keys(field.get_attribute("data-original"))
+            return refusal
+        out["labelFieldMarked"] = form.find_element(By.NAME, "ST_STR_NAM").get_attribute("data-label-field") is not None
+        out["emptyRefusal"] = refusal_of_clearing("ST_STR_NAM")
+        out["emptyNumberRefusal"] = refusal_of_clearing("AD_ADDRESS")
 
         # Zoom to: from the full extent back to 831 at 1:1200, animated, the popup still open.
         d.execute_script("annolinkMap.fitBounds(annolink.extent ? [[annolink.extent.ymin, annolink.extent.xmin], [annolink.extent.ymax, annolink.extent.xmax]] : null, {animate: false})")
