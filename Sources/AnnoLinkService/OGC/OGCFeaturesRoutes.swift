@@ -354,13 +354,15 @@ public struct OGCFeaturesRoutes: Routes {
         throw OGCException.notAcceptable(offered)
     }
 
-    /// The URL of `/ogc` as the client reached it: `--public-url`'s, else the `Host` header (which
-    /// the server checked names it) with `X-Forwarded-Proto` for the scheme behind a proxy.
+    /// The URL of `/ogc` as the client reached it: `--public-url`'s origin, else the `Host`
+    /// header (which the server checked names it) with `X-Forwarded-Proto` for the scheme behind
+    /// a proxy; then the request's link prefix (`--base-path`, a trusted `X-Forwarded-Prefix`).
     static func baseURL(_ request: HTTPRequest) -> String {
-        if let origin = request.publicOrigin { return origin + prefix }
+        let path = request.linkPrefix.path + prefix
+        if let origin = request.publicOrigin { return origin + path }
         let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
         let scheme = request.header("X-Forwarded-Proto") == "https" ? "https" : "http"
-        return "\(scheme)://\(host)\(prefix)"
+        return "\(scheme)://\(host)\(path)"
     }
 
     static func ok(_ json: JSONWriter, type: String) -> HTTPResponse {

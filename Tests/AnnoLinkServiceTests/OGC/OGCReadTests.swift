@@ -43,6 +43,29 @@ struct OGCReadTests {
         }
     }
 
+    @Test("under a link prefix (--base-path, a trusted X-Forwarded-Prefix) every link and the OpenAPI server name it")
+    func linksUnderAPrefix() throws {
+        let scratch = try ScratchDirectory()
+        let client = try OGCClient.loudoun(in: scratch)
+        let prefix = try PathPrefix(parsing: "/gis/annolink", option: "--base-path")
+        func get(_ path: String, _ parameters: [String: String] = [:]) -> HTTPResponse {
+            var request = HTTPRequest(method: "GET", path: path, parameters: parameters, headers: ["host": "maps.example.test"])
+            request.linkPrefix = prefix
+            return client.routes.respond(to: request, in: client.dataset) ?? HTTPResponse(status: 0)
+        }
+        let base = "http://maps.example.test/gis/annolink/ogc"
+        let landing = try client.json(get("/ogc"))
+        #expect(["self", "service-desc", "conformance", "data"].map { link($0, in: landing) } == [base, base + "/api", base + "/conformance", base + "/collections"])
+        let collection = try client.json(get(points))
+        #expect(link("items", in: collection) == base + "/collections/Loudoun_Address_Points_1/items")
+        let page = try client.json(get(points + "/items", ["limit": "5", "offset": "5"]))
+        for rel in ["self", "next", "prev", "collection"] {
+            #expect(link(rel, in: page)?.hasPrefix(base + "/collections/Loudoun_Address_Points_1") == true, "\(rel): \(link(rel, in: page) ?? "none")")
+        }
+        let api = try client.json(get("/ogc/api"))
+        #expect((api["servers"] as? [[String: Any]])?.first?["url"] as? String == base)
+    }
+
     @Test("every feature table and annotation table is a collection with CRS84 and its storage CRS")
     func collections() throws {
         let scratch = try ScratchDirectory()
