@@ -208,42 +208,46 @@ public struct OGCFeaturesRoutes: Routes {
     }
 
     private func items(_ request: HTTPRequest, collectionID: String, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
-        try dataset.readStore { package in
+        // Tagged from the table's last change: an unchanged page is answered 304 unread.
+        let validator = TableEntityTag(dataset)
+        return try dataset.readStore { package in
             let collection = try OGCCollection.named(collectionID, in: package, tools: tools)
             let query = try OGCItemsQuery(request.parameters, collection: collection, defaultLimit: limits(dataset).default,
                                           maximumLimit: limits(dataset).maximum)
-            let page = try OGCItemsPage.read(query, collection: collection, package: package, tools: tools)
-            let writer = OGCFeatureWriter(collection: collection, tools: tools, crs: query.crs)
-            let itemsURL = "\(base)/collections/\(OGCPath.escape(collection.id))/items"
-            func link(offset: Int) -> String {
-                var pairs: [(String, String)] = [("limit", String(query.limit)), ("offset", String(offset))]
-                for name in ["bbox", "bbox-crs", "crs", "datetime", "f"] { if let v = request.parameters[name] { pairs.append((name, v)) } }
-                return itemsURL + OGCPath.query(pairs)
-            }
-            var json = JSONWriter()
-            try json.object {
-                $0.member("type") { $0.string("FeatureCollection") }
-                $0.member("timeStamp") { $0.string(Self.timeStamp()) }
-                $0.member("numberMatched") { $0.integer(Int64(page.numberMatched)) }
-                $0.member("numberReturned") { $0.integer(Int64(page.features.count)) }
-                try $0.member("features") { list in try list.array { for f in page.features { try writer.write(f, to: &$0) } } }
-                $0.member("links") {
-                    $0.array {
-                        OGCLink.write(to: &$0, href: link(offset: query.offset), rel: "self", type: "application/geo+json", title: "this page")
-                        if query.offset + page.features.count < page.numberMatched, !page.features.isEmpty {
-                            OGCLink.write(to: &$0, href: link(offset: query.offset + page.features.count), rel: "next", type: "application/geo+json", title: "the next page")
+            return try validator.answer(request, dataset: dataset, store: package, tables: [collection.table.name]) {
+                let page = try OGCItemsPage.read(query, collection: collection, package: package, tools: tools)
+                let writer = OGCFeatureWriter(collection: collection, tools: tools, crs: query.crs)
+                let itemsURL = "\(base)/collections/\(OGCPath.escape(collection.id))/items"
+                func link(offset: Int) -> String {
+                    var pairs: [(String, String)] = [("limit", String(query.limit)), ("offset", String(offset))]
+                    for name in ["bbox", "bbox-crs", "crs", "datetime", "f"] { if let v = request.parameters[name] { pairs.append((name, v)) } }
+                    return itemsURL + OGCPath.query(pairs)
+                }
+                var json = JSONWriter()
+                try json.object {
+                    $0.member("type") { $0.string("FeatureCollection") }
+                    $0.member("timeStamp") { $0.string(Self.timeStamp()) }
+                    $0.member("numberMatched") { $0.integer(Int64(page.numberMatched)) }
+                    $0.member("numberReturned") { $0.integer(Int64(page.features.count)) }
+                    try $0.member("features") { list in try list.array { for f in page.features { try writer.write(f, to: &$0) } } }
+                    $0.member("links") {
+                        $0.array {
+                            OGCLink.write(to: &$0, href: link(offset: query.offset), rel: "self", type: "application/geo+json", title: "this page")
+                            if query.offset + page.features.count < page.numberMatched, !page.features.isEmpty {
+                                OGCLink.write(to: &$0, href: link(offset: query.offset + page.features.count), rel: "next", type: "application/geo+json", title: "the next page")
+                            }
+                            if query.offset > 0 {
+                                OGCLink.write(to: &$0, href: link(offset: max(0, query.offset - query.limit)), rel: "prev", type: "application/geo+json", title: "the previous page")
+                            }
+                            OGCLink.write(to: &$0, href: "\(base)/collections/\(OGCPath.escape(collection.id))", rel: "collection", type: "application/json",
+                                          title: collection.title)
                         }
-                        if query.offset > 0 {
-                            OGCLink.write(to: &$0, href: link(offset: max(0, query.offset - query.limit)), rel: "prev", type: "application/geo+json", title: "the previous page")
-                        }
-                        OGCLink.write(to: &$0, href: "\(base)/collections/\(OGCPath.escape(collection.id))", rel: "collection", type: "application/json",
-                                      title: collection.title)
                     }
                 }
+                var response = Self.ok(json, type: "application/geo+json")
+                response.headers.append(("Content-Crs", "<\(query.crs.uri)>"))
+                return response
             }
-            var response = Self.ok(json, type: "application/geo+json")
-            response.headers.append(("Content-Crs", "<\(query.crs.uri)>"))
-            return response
         }
     }
 
