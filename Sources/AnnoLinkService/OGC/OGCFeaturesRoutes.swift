@@ -6,7 +6,8 @@ import AnnoLinkStore
 import Foundation
 
 /// OGC API – Features at `/ogc`: Part 1 (core, GeoJSON, OpenAPI 3.0), Part 2 (CRS by
-/// reference) and Part 4 (create, replace, update, delete, with ETags for optimistic locking).
+/// reference), Part 3's queryables, Part 4 (create, replace, update, delete, with ETags for
+/// optimistic locking) and Part 5's schemas.
 ///
 /// Reads go through the dataset's read-only connection; every edit is one typed edit request
 /// of the edit service, so the linked annotation follows in the same transaction and the
@@ -23,6 +24,9 @@ public struct OGCFeaturesRoutes: Routes {
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+        "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/schemas",
+        "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/core-roles-features",
     ]
     static let openAPIType = "application/vnd.oai.openapi+json;version=3.0"
 
@@ -62,6 +66,8 @@ public struct OGCFeaturesRoutes: Routes {
     private enum Resource {
         case landing, conformance, api, collections
         case collection(String)
+        /// `/collections/{id}/schema`, `…/queryables` or `…/feature-schema` (`OGCSchema.Kind`).
+        case schema(String, OGCSchema.Kind)
         case items(String)
         case item(String, String)
 
@@ -95,6 +101,9 @@ public struct OGCFeaturesRoutes: Routes {
         case 1 where parts[0] == "collections": return .collections
         case 2 where parts[0] == "collections" && !parts[1].isEmpty: return .collection(parts[1])
         case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "items": return .items(parts[1])
+        case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "schema": return .schema(parts[1], .schema)
+        case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "queryables": return .schema(parts[1], .queryables)
+        case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "feature-schema": return .schema(parts[1], .feature)
         case 4 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "items" && !parts[3].isEmpty: return .item(parts[1], parts[3])
         default: throw OGCException.notFound("no resource at \(path)")
         }
@@ -107,7 +116,7 @@ public struct OGCFeaturesRoutes: Routes {
         // their own; a method the resource does not take is checked here first).
         if !resource.methods.contains(request.method) {
             switch resource {
-            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
+            case .collection(let id), .items(let id), .item(let id, _), .schema(let id, _): _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
             default: break
             }
         }
@@ -174,6 +183,13 @@ public struct OGCFeaturesRoutes: Routes {
                 var json = JSONWriter()
                 try OGCCollection.named(id, in: package, tools: tools).write(to: &json, base: base, tools: tools)
                 return Self.ok(json, type: "application/json")
+            }
+        case (.schema(let id, let kind), _):
+            try Self.negotiate(request, offered: [OGCSchema.mediaType, "application/json"], formats: ["json": OGCSchema.mediaType])
+            return try dataset.readStore { package in
+                var json = JSONWriter()
+                OGCSchema(collection: try OGCCollection.named(id, in: package, tools: tools), kind: kind).write(to: &json, base: base)
+                return Self.ok(json, type: OGCSchema.mediaType)
             }
         case (.items(let id), "POST"):
             return try create(request, collectionID: id, base: base, dataset: dataset, tools: tools)
