@@ -132,7 +132,8 @@ struct ServeCommand: ParsableCommand {
         past it its edits roll back and it is answered with an error
         """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, publicURL, basePath, trustForwardedPrefix, cors, readOnly, tokens, maxRecords, maxBody, queryTimeout, maxEdits, editTimeout, threads,
+    static let arguments = [SetCommand.file, listen, publicURL, basePath, trustForwardedPrefix, cors, readOnly, tokens, maxRecords, maxBody, queryTimeout,
+                            maxEdits, editTimeout, threads,
                             maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
@@ -265,7 +266,8 @@ struct ServeCommand: ParsableCommand {
         var bound = address
         bound.port = port
         let base = basePathValue.path
-        Output.line("annolink serve: \(dataset.name) at http://\(bound)\(base)/ (FeatureServer \(base)/arcgis/rest/services/\(dataset.name)/FeatureServer, OGC API \(base)/ogc)")
+        Output.line("annolink serve: \(dataset.name) at http://\(bound)\(base)/ "
+            + "(FeatureServer \(base)/arcgis/rest/services/\(dataset.name)/FeatureServer, OGC API \(base)/ogc)")
         if !bound.isLoopback && tokenTable == nil && !isReadOnly {
             Output.diagnostic("warning: listening on \(bound) without --tokens: anyone who can connect may edit \(path)")
         }

@@ -47,7 +47,10 @@ struct TableEntityTag {
         case .invalidToken: "invalid"
         case .crossSite: "cross-site"
         }
-        return ([request.path, request.linkPrefix.path, request.publicOrigin ?? "", request.header("Host") ?? "",
-                 request.header("X-Forwarded-Proto") ?? "", request.header("Accept") ?? "", caller] + parameters).joined(separator: "\u{0}")
+        let fields = [
+            request.path, request.linkPrefix.path, request.publicOrigin ?? "", request.header("Host") ?? "",
+            request.header("X-Forwarded-Proto") ?? "", request.header("Accept") ?? "", caller,
+        ]
+        return (fields + parameters).joined(separator: "\u{0}")
     }
 }

@@ -52,7 +52,8 @@ import Testing
         #expect(html.contains(#"<base href="/gis/a&amp;b/">"#))
         // No URL of the page, its style or its scripts starts at the root.
         let style = String(decoding: try #require(get("/editor.css", in: dataset)).body, as: UTF8.self)
-        let scripts = ["/editor.js", "/editor-geoview.js", "/editor-live.js", "/editor-sketch.js"].map { String(decoding: get($0, in: dataset)?.body ?? [], as: UTF8.self) }
+        let scripts = ["/editor.js", "/editor-geoview.js", "/editor-live.js", "/editor-sketch.js"]
+            .map { String(decoding: get($0, in: dataset)?.body ?? [], as: UTF8.self) }
         let rest = html.replacingOccurrences(of: #"<base href="/gis/a&amp;b/">"#, with: "")
         for text in [rest, style] + scripts {
             #expect(text.range(of: #"(src|href)="/[^/]|url\("/|fetch\('/|request\('/|= '/(journal|sketch)"#, options: .regularExpression) == nil)

@@ -93,7 +93,8 @@ struct OGCServeTests {
             for field in served {
                 let property = try #require(properties[field.name], "\(name).\(field.name) is not in the schema")
                 let type = property["type"] as? String, format = property["format"] as? String
-                let expected = type == "integer" ? "integer" : type == "number" ? "real" : format == "date-time" ? "datetime" : format == "date" ? "date" : "string"
+                let expected = type == "integer" ? "integer" : type == "number" ? "real"
+                    : format == "date-time" ? "datetime" : format == "date" ? "date" : "string"
                 #expect(field.kind == expected, "\(name).\(field.name): GDAL \(field.kind), schema \(type ?? "-") \(format ?? "")")
             }
             #expect(Set(properties.keys).subtracting(served.map(\.name)).count == 2, "\(name): only the id and the geometry are not fields")
@@ -107,7 +108,8 @@ struct OGCServeTests {
         // The one dated parcel line is the 94th; QGIS 3.22 types fields from the first 10 items
         // (it reads no schema), so the first one is given a date by an edit too.
         let first = try #require(Int(try Harness.sqlite(path, "SELECT min(fid) FROM ParcelLines_1")))
-        let edit = try server.request("/ogc/collections/ParcelLines_1/items/\(first)", method: "PATCH", headers: ["Content-Type": "application/merge-patch+json"],
+        let edit = try server.request("/ogc/collections/ParcelLines_1/items/\(first)", method: "PATCH",
+                                      headers: ["Content-Type": "application/merge-patch+json"],
                                       body: Data(#"{"last_edited_date": "2026-11-30T12:34:56.000Z"}"#.utf8))
         #expect(edit.status == 204, "\(edit.text)")
         let script = """
@@ -133,7 +135,8 @@ struct OGCServeTests {
             """
         let result = try Harness.run("/usr/bin/python3", ["-c", script, server.url + "/ogc", "Loudoun_Subdivision_1", "ParcelLines_1"])
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
-        let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: Any])
+        let answer = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
         let expected = [("Loudoun_Subdivision_1", "2020-06-04T00:03:24Z", 6), ("ParcelLines_1", "2026-11-30T12:34:56Z", 115)]
         for (name, date, count) in expected {
             let layer = try #require(seen[name] as? [String: Any], "\(name): \(result.stdout)")

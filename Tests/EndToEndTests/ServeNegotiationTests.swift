@@ -111,8 +111,8 @@ struct ServeNegotiationTests {
 
         // An edit of the parcel lines: 200 with new tags.
         let fid = try #require(Int(try Harness.sqlite(path, "SELECT min(fid) FROM ParcelLines_1")))
-        let edit = try server.request("/ogc/collections/ParcelLines_1/items/\(fid)", method: "PATCH", headers: ["Content-Type": "application/merge-patch+json"],
-                                      body: Data(#"{"LEFT_FID": 4242}"#.utf8))
+        let edit = try server.request("/ogc/collections/ParcelLines_1/items/\(fid)", method: "PATCH",
+                                      headers: ["Content-Type": "application/merge-patch+json"], body: Data(#"{"LEFT_FID": 4242}"#.utf8))
         #expect(edit.status == 204, "\(edit.text)")
         #expect(try statuses(first) == [200, 200])
         let edited = try tags()

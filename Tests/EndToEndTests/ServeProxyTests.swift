@@ -177,7 +177,8 @@ struct ServeProxyTests {
         try pageLoads(proxy.url + "/gis")
         // Every link names the proxy and the prefix.
         let collections = try #require(try proxy.request("/gis/ogc/collections").object)
-        let hrefs = ((collections["collections"] as? [[String: Any]]) ?? []).flatMap { ($0["links"] as? [[String: Any]]) ?? [] }.compactMap { $0["href"] as? String }
+        let links = ((collections["collections"] as? [[String: Any]]) ?? []).flatMap { ($0["links"] as? [[String: Any]]) ?? [] }
+        let hrefs = links.compactMap { $0["href"] as? String }
         #expect(!hrefs.isEmpty && hrefs.allSatisfy { $0.hasPrefix(proxy.url + "/gis/ogc/collections/") }, "\(hrefs.prefix(3))")
         let api = try #require(try proxy.request("/gis/ogc/api").object)
         #expect((api["servers"] as? [[String: Any]])?.first?["url"] as? String == proxy.url + "/gis/ogc")

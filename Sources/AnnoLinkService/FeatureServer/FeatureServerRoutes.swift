@@ -89,8 +89,8 @@ public struct FeatureServerRoutes: Routes {
             throw FeatureServerError.notFound("Resource")
         }
         if parts.count == 1 {
-            return .json(.object([("currentVersion", .number(Self.currentVersion)), ("folders", .array([])),
-                                  ("services", .array([.object([("name", .string(dataset.name)), ("type", .string("FeatureServer"))])]))]))
+            let service: JSONText = .object([("name", .string(dataset.name)), ("type", .string("FeatureServer"))])
+            return .json(.object([("currentVersion", .number(Self.currentVersion)), ("folders", .array([])), ("services", .array([service]))]))
         }
         guard parts.count >= 3, parts[1] == dataset.name, parts[2] == "FeatureServer" else {
             throw FeatureServerError.notFound("Service")
@@ -101,11 +101,14 @@ public struct FeatureServerRoutes: Routes {
         let maxRecordCount = max(1, dataset.maxRecords)
         switch rest.count {
         case 0:
-            return .json(try dataset.readStore { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) })
+            return .json(try dataset.readStore {
+                try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount)
+            })
         case 1 where rest[0] == "layers":
             return .json(try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
-                return .object([("layers", .array(layers.map { layerResource($0, mayEdit: mayEdit, maxRecordCount: maxRecordCount) })), ("tables", .array([]))])
+                let resources = layers.map { layerResource($0, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
+                return .object([("layers", .array(resources)), ("tables", .array([]))])
             })
         case 1 where rest[0] == "applyEdits":
             return .json(try FeatureServerEdits(request: request, dataset: dataset).applyServiceEdits())

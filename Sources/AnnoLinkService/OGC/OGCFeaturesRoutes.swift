@@ -116,7 +116,8 @@ public struct OGCFeaturesRoutes: Routes {
         // their own; a method the resource does not take is checked here first).
         if !resource.methods.contains(request.method) {
             switch resource {
-            case .collection(let id), .items(let id), .item(let id, _), .schema(let id, _): _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
+            case .collection(let id), .items(let id), .item(let id, _), .schema(let id, _):
+                _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
             default: break
             }
         }

@@ -86,7 +86,12 @@ struct OGCSchema {
         json.member("required") { $0.array { for name in ["type", "id", "geometry", "properties"] { $0.string(name) } } }
         json.member("properties") { members in
             members.object {
-                $0.member("type") { $0.object { $0.member("type") { $0.string("string") }; $0.member("enum") { $0.array { $0.string("Feature") } } } }
+                $0.member("type") {
+                    $0.object {
+                        $0.member("type") { $0.string("string") }
+                        $0.member("enum") { $0.array { $0.string("Feature") } }
+                    }
+                }
                 $0.member("id") { $0.object { $0.member("type") { $0.string("integer") }; $0.member("x-ogc-role") { $0.string("id") } } }
                 $0.member("geometry") {
                     $0.object {
