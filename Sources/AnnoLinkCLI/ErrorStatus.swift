@@ -153,7 +153,7 @@ extension ServerError {
         case .cannotListen: .temporaryFailure
         case .invalidListenAddress: .usage
         case .invalidTokenFile: .dataError
-        case .invalidPublicURL, .invalidCORSOrigin: .usage
+        case .invalidPublicURL, .invalidCORSOrigin, .invalidPathPrefix: .usage
         }
     }
 }

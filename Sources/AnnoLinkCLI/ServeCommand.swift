@@ -65,6 +65,16 @@ struct ServeCommand: ParsableCommand {
         of it (http[s]://HOST[:PORT], no path): requests naming that host are answered,
         pages of that origin may edit, and links in answers use it
         """)
+    static let basePath = ArgumentDeclaration.option("--base-path", value: "PATH", help: """
+        serve everything under PATH (/gis/annolink) instead of /: the OGC API at PATH/ogc,
+        the map editor at PATH/, and so on, and every link names PATH; other paths are
+        answered 404. For a reverse proxy that forwards the path as the client sent it
+        """)
+    static let trustForwardedPrefix = ArgumentDeclaration.flag("--trust-forwarded-prefix", help: """
+        put a request's X-Forwarded-Prefix (the path a reverse proxy took off before
+        forwarding) in front of every link; only for a server that only its proxy reaches,
+        which sets or removes that header: otherwise any client could choose its links
+        """)
     static let cors = ArgumentDeclaration.option("--cors", value: "ORIGIN,…", help: """
         let web pages of these other origins (https://app.example.org, comma-separated)
         use the service from a browser (CORS): they may read, and edit as the server's own
@@ -126,7 +136,8 @@ struct ServeCommand: ParsableCommand {
         past it its edits roll back and it is answered with an error
         """)
     static let quiet = ArgumentDeclaration.flag("--quiet", help: "no access log on standard error")
-    static let arguments = [SetCommand.file, listen, publicURL, cors, readOnly, allowEmpty, tokens, maxRecords, maxBody, queryTimeout, maxEdits, editTimeout, threads,
+    static let arguments = [SetCommand.file, listen, publicURL, basePath, trustForwardedPrefix, cors, readOnly, allowEmpty, tokens, maxRecords, maxBody,
+                            queryTimeout, maxEdits, editTimeout, threads,
                             maxConnections, maxConnectionsPerAddress, idleTimeout, sketchSessions, sketchIdle, quiet]
 
     var path: String
@@ -134,6 +145,9 @@ struct ServeCommand: ParsableCommand {
     var publicURLText: String?
     var publicURLValue: SameOrigin.PublicURL?
     var corsText: String?
+    var basePathText: String?
+    var basePathValue = PathPrefix.root
+    var trustsForwardedPrefix: Bool
     var corsValue: SameOrigin.CORS?
     var isReadOnly: Bool
     var allowsEmptyLabelValues: Bool
@@ -156,6 +170,8 @@ struct ServeCommand: ParsableCommand {
         listenText = try arguments.option(Self.listen)
         publicURLText = try arguments.option(Self.publicURL)
         corsText = try arguments.option(Self.cors)
+        basePathText = try arguments.option(Self.basePath)
+        trustsForwardedPrefix = arguments.flag(Self.trustForwardedPrefix)
         isReadOnly = arguments.flag(Self.readOnly)
         allowsEmptyLabelValues = arguments.flag(Self.allowEmpty)
         tokensPath = try arguments.option(Self.tokens)
@@ -204,6 +220,13 @@ struct ServeCommand: ParsableCommand {
                 throw CommandError.usage(error.description)
             }
         }
+        if let basePathText {
+            do {
+                basePathValue = try PathPrefix(parsing: basePathText, option: "--base-path")
+            } catch let error as ServerError {
+                throw CommandError.usage(error.description)
+            }
+        }
         if let corsText {
             do {
                 corsValue = try SameOrigin.CORS(parsing: corsText)
@@ -228,7 +251,8 @@ struct ServeCommand: ParsableCommand {
                                                 connectionsPerAddressLimit: min(connectionsPerAddressLimit, connectionLimit),
                                                 idleTimeoutSeconds: idleTimeoutSeconds, tokens: tokenTable, accessLog: !isQuiet,
                                                 sketchSessionLimit: sketchSessionLimit, sketchIdleSeconds: sketchIdleSeconds,
-                                                publicURL: publicURLValue, cors: corsValue)
+                                                publicURL: publicURLValue, cors: corsValue, basePath: basePathValue,
+                                                trustsForwardedPrefix: trustsForwardedPrefix)
         let server = HTTPServer(dataset: dataset, routes: [HealthRoutes()] + ServiceRoutes.routes(for: configuration),
                                 configuration: configuration)
 
@@ -248,7 +272,9 @@ struct ServeCommand: ParsableCommand {
         let port = try server.start()
         var bound = address
         bound.port = port
-        Output.line("annolink serve: \(dataset.name) at http://\(bound)/ (FeatureServer /arcgis/rest/services/\(dataset.name)/FeatureServer, OGC API /ogc)")
+        let base = basePathValue.path
+        Output.line("annolink serve: \(dataset.name) at http://\(bound)\(base)/ "
+            + "(FeatureServer \(base)/arcgis/rest/services/\(dataset.name)/FeatureServer, OGC API \(base)/ogc)")
         if !bound.isLoopback && tokenTable == nil && !isReadOnly {
             Output.diagnostic("warning: listening on \(bound) without --tokens: anyone who can connect may edit \(path)")
         }

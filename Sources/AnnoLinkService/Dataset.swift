@@ -87,6 +87,13 @@ public final class Dataset: @unchecked Sendable {
     private let storeReaders: Pool<PostGISStore>?
     private let storeWriters: Pool<EditService>?
     private let listener: JournalListener?
+    /// A read-only connection of a `--read-only` GeoPackage dataset, kept only to ask
+    /// `PRAGMA data_version` (`changeEpoch()`); under `watchLock`.
+    private let watchPackage: GeoPackage?
+    private let watchLock = NSLock()
+    /// Random for each server run, in every change stamp: a server started again does not
+    /// reuse the tags of an earlier run, whose file may have been changed while it was down.
+    private let runNonce = UInt64.random(in: .min ... .max)
 
     /// Opens `path` for serving: a GeoPackage file, or a PostGIS database when `path` is a
     /// connection string (`ConnectionString.isPostgreSQL`). One reader now (to check the store),
@@ -118,6 +125,7 @@ public final class Dataset: @unchecked Sendable {
             writer = nil
             writerPackage = nil
             servedFile = nil
+            watchPackage = nil
             return
         }
         kind = .geoPackage
@@ -147,6 +155,7 @@ public final class Dataset: @unchecked Sendable {
             return package
         }
         let first = try reader()
+        watchPackage = readOnly ? try reader() : nil
         // The file the connections just opened: the path names it, and SQLite has it open.
         guard let opened = FileIdentity(path: path), try !first.connection.fileHasMoved(),
               try writerPackage?.connection.fileHasMoved() != true else {
@@ -410,6 +419,53 @@ public final class Dataset: @unchecked Sendable {
         journal.user = user
         defer { journal.user = outerUser }
         return try body()
+    }
+
+    // MARK: Change stamps (docs/serve.md, "Compression and validators")
+
+    /// A number that changes whenever a program other than this server committed to the file
+    /// (another `annolink`, QGIS, `sqlite3`): `PRAGMA data_version` of the writer, which counts
+    /// other connections' commits only (of a `--read-only` server's watch connection, where
+    /// every commit is another's). Nil when it cannot be known now — on PostGIS, or while an
+    /// edit holds the writer — and answers then fall back to tags of their bytes.
+    ///
+    /// An answer may be tagged from `changeStamp(of:in:)` only when the epoch read before its
+    /// read transaction began equals the one read after the stamp: then no outside commit fell
+    /// between, and the stamp describes the snapshot the answer is read from.
+    public func changeEpoch() -> Int64? {
+        if let writerPackage {
+            guard writeLock.try() else { return nil }
+            defer { writeLock.unlock() }
+            return try? writerPackage.connection.dataVersion()
+        }
+        guard let watchPackage else { return nil }
+        watchLock.lock()
+        defer { watchLock.unlock() }
+        return try? watchPackage.connection.dataVersion()
+    }
+
+    /// What the rows of `tables` are at in `package`'s snapshot (a `read`'s): for each table its
+    /// `gpkg_contents.last_change` (every annolink edit, undo and redo stamps it) and the newest
+    /// done journal entry that changed it (entries form one line, so that entry fixes the
+    /// table's rows; an undo moves it back), with this server run's nonce. Nil when a table is
+    /// not in `gpkg_contents`.
+    ///
+    /// Edits of this server are all journaled; other programs' commits are caught by
+    /// `changeEpoch()`, which goes with the stamp into the tag.
+    public func changeStamp(of tables: [String], in package: GeoPackage) throws -> String? {
+        let connection = package.connection
+        let hasJournal = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'annolink_journal'") == 1
+        var parts = ["run \(runNonce)"]
+        for table in tables {
+            guard let changed = try connection.rows("SELECT last_change FROM gpkg_contents WHERE lower(table_name) = lower(?)", [.text(table)]).first
+            else { return nil }
+            let entry = hasJournal ? try connection.scalarInt("""
+                SELECT coalesce(max(id), 0) FROM annolink_journal
+                WHERE state = 'done' AND instr(char(10) || lower(tables) || char(10), char(10) || lower(?) || char(10)) > 0
+                """, [.text(table)]) ?? 0 : 0
+            parts.append("\(table) \(changed[0].textValue ?? "") \(entry)")
+        }
+        return parts.joined(separator: "\n")
     }
 
     /// Where the journal stands, read fresh: `Journal.head()` of the file, or the PostGIS

@@ -5,7 +5,9 @@ import Foundation
 public struct HTTPRequest: Sendable {
     /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `HEAD`, `OPTIONS`.
     public var method: String
-    /// The percent-decoded path, without the query string: `/ogc/collections/address_points/items`.
+    /// The percent-decoded path, without the query string, under the server's `--base-path`:
+    /// `/ogc/collections/address_points/items` whether the client asked for that or for
+    /// `/gis/ogc/collections/address_points/items` of a server under `/gis`.
     public var path: String
     /// The query parameters, percent-decoded; for a `POST` with an
     /// `application/x-www-form-urlencoded` body (how Esri clients send `applyEdits`), the form
@@ -20,6 +22,10 @@ public struct HTTPRequest: Sendable {
     /// The origin of `--public-url` (`https://maps.example.org`), when the server has one: links
     /// in answers are made from it instead of the `Host` header.
     public var publicOrigin: String?
+    /// The path in front of `path` in the URL the client used: a trusted `X-Forwarded-Prefix`,
+    /// then `--base-path` (docs/serve.md, "Behind a reverse proxy"). Every link in an answer
+    /// starts with it.
+    public var linkPrefix: PathPrefix = .root
 
     public init(method: String, path: String, parameters: [String: String] = [:], headers: [String: String] = [:],
                 body: [UInt8] = [], caller: Caller = .anonymous(mayEdit: true)) {

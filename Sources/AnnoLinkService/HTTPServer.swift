@@ -188,7 +188,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if pending.isAnswered { return MHD_Result.YES }
         if pending.isTooLarge { return queue(tooLarge(), for: pending, caller: nil, on: connection) }
-        let request: HTTPRequest
+        var request: HTTPRequest
         do {
             request = try makeRequest(pending, connection: connection)
         } catch let error as RequestError {
@@ -197,6 +197,9 @@ public final class HTTPServer: @unchecked Sendable {
             return queue(.problem(status: 400, detail: "the request cannot be read"), for: pending, caller: nil, on: connection)
         }
         if let refusal = hostRefusal(request, version: pending.version) {
+            return queue(refusal, for: pending, caller: request.caller, on: connection)
+        }
+        if let refusal = place(&request) {
             return queue(refusal, for: pending, caller: request.caller, on: connection)
         }
         let origin = request.header("Origin").flatMap { sameOrigin.corsAllows(origin: $0) ? $0 : nil }
@@ -240,6 +243,28 @@ public final class HTTPServer: @unchecked Sendable {
             return version == "HTTP/1.0" ? nil : .problem(status: 400, detail: "an HTTP/1.1 request needs a Host header")
         }
         return sameOrigin.refusal(ofHost: host).map { .problem(status: 400, detail: $0) }
+    }
+
+    /// Takes `--base-path` off the request's path and sets the prefix of its links (a trusted
+    /// `X-Forwarded-Prefix`, then the base path); the refusal when the path is not under the
+    /// base path (404) or the forwarded prefix is not a plain path (400), nil otherwise.
+    private func place(_ request: inout HTTPRequest) -> HTTPResponse? {
+        var prefix = PathPrefix.root
+        if configuration.trustsForwardedPrefix, let forwarded = request.header("X-Forwarded-Prefix")?.trimmingCharacters(in: .whitespaces),
+           !forwarded.isEmpty {
+            do {
+                prefix = try PathPrefix(parsing: forwarded, option: "X-Forwarded-Prefix")
+            } catch {
+                return .problem(status: 400, detail: "\(error)")
+            }
+        }
+        let base = configuration.basePath
+        guard let routePath = base.routePath(of: request.path) else {
+            return .problem(status: 404, detail: "there is no resource at \(request.path): this server answers under \(base) (--base-path)")
+        }
+        request.path = routePath
+        request.linkPrefix = prefix.appending(base)
+        return nil
     }
 
     /// 400 for two `Content-Length` values that differ, or `Content-Length` beside
@@ -495,6 +520,8 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidPublicURL(String, reason: String)
     /// A `--cors` origin is not `*` or `http[s]://HOST[:PORT]`.
     case invalidCORSOrigin(String)
+    /// A `--base-path` (or `X-Forwarded-Prefix`) is not a plain path (`PathPrefix`).
+    case invalidPathPrefix(String, option: String, reason: String)
 
     public var description: String {
         switch self {
@@ -504,6 +531,8 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidTokenFile(let path, let line, let reason): "\(path) line \(line): \(reason)"
         case .invalidPublicURL(let text, let reason): "'\(text)' is not a public URL: \(reason)"
         case .invalidCORSOrigin(let text): "'\(text)' is not an origin for --cors: give * or ORIGIN,… such as https://app.example.org (no path)"
+        case .invalidPathPrefix(let text, let option, let reason):
+            "'\(text)' is not a path for \(option): \(reason); give a path such as /gis/annolink"
         }
     }
 }

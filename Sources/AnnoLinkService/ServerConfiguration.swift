@@ -36,12 +36,20 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: SameOrigin.PublicURL?
     /// `--cors`: the other origins whose pages may use the service (`SameOrigin.CORS`).
     public var cors: SameOrigin.CORS?
+    /// `--base-path`: the path every route is under (`/gis/annolink`); requests outside it are
+    /// answered 404, and links carry it (docs/serve.md, "Behind a reverse proxy").
+    public var basePath: PathPrefix
+    /// `--trust-forwarded-prefix`: whether a request's `X-Forwarded-Prefix` (the path a proxy
+    /// took off before forwarding) goes in front of the links; ignored otherwise, since any
+    /// client could send one.
+    public var trustsForwardedPrefix: Bool
 
     public init(listen: ListenAddress = .loopback(port: 8080), threads: Int = 8, maxBodyBytes: Int = 10 * 1024 * 1024,
                 connectionLimit: Int = 256, connectionsPerAddressLimit: Int = 64, idleTimeoutSeconds: Int = 30, connectionMemoryLimit: Int = 128 * 1024,
                 tokens: TokenTable? = nil, accessLog: Bool = true,
                 sketchSessionLimit: Int = SketchRoutes.defaultLimit, sketchIdleSeconds: Double = SketchRoutes.defaultIdleSeconds,
-                publicURL: SameOrigin.PublicURL? = nil, cors: SameOrigin.CORS? = nil) {
+                publicURL: SameOrigin.PublicURL? = nil, cors: SameOrigin.CORS? = nil, basePath: PathPrefix = .root,
+                trustsForwardedPrefix: Bool = false) {
         self.listen = listen
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
@@ -55,6 +63,8 @@ public struct ServerConfiguration: Sendable {
         self.sketchIdleSeconds = sketchIdleSeconds
         self.publicURL = publicURL
         self.cors = cors
+        self.basePath = basePath
+        self.trustsForwardedPrefix = trustsForwardedPrefix
     }
 }
 

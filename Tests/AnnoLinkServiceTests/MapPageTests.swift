@@ -1,4 +1,4 @@
-import AnnoLinkService
+@testable import AnnoLinkService
 import AnnoLinkTestSupport
 import Foundation
 import Testing
@@ -31,22 +31,50 @@ import Testing
         #expect(page.status == 200)
         #expect(contentType(page) == "text/html; charset=utf-8")
         let html = String(decoding: page.body, as: UTF8.self)
-        #expect(html.contains(#"data-service="/arcgis/rest/services/helsinki/FeatureServer""#))
-        #expect(html.contains(#"<script src="/leaflet/leaflet.js"></script>"#))
-        #expect(html.contains(#"<script src="/editor.js"></script>"#))
+        // Relative URLs against <base href>, so that the page works under any path prefix.
+        #expect(html.contains(#"<base href="/">"#))
+        #expect(html.contains(#"data-service="arcgis/rest/services/helsinki/FeatureServer""#))
+        #expect(html.contains(#"<script src="leaflet/leaflet.js"></script>"#))
+        #expect(html.contains(#"<script src="editor.js"></script>"#))
         #expect(get("/index.html", in: dataset)?.body == page.body)
         // The modules after the core; the token field, named for screen readers.
-        #expect(html.contains(#"<script src="/editor-geoview.js"></script>"#))
+        #expect(html.contains(#"<script src="editor-geoview.js"></script>"#))
         #expect(html.contains(#"<input id="token" type="password" autocomplete="off" aria-label="access token (kept in this tab only)""#))
         let geoView = try #require(get("/editor-geoview.js", in: dataset))
-        #expect(geoView.status == 200 && String(decoding: geoView.body, as: UTF8.self).contains("/render.png?"))
+        #expect(geoView.status == 200 && String(decoding: geoView.body, as: UTF8.self).contains("'render.png?'"))
+    }
+
+    @Test func underAPrefixThePageNamesItAsItsBase() throws {
+        let (_, dataset) = try dataset()
+        var request = HTTPRequest(method: "GET", path: "/")
+        request.linkPrefix = try PathPrefix(parsing: "/gis/a&b", option: "--base-path")
+        let html = String(decoding: try #require(routes.respond(to: request, in: dataset)).body, as: UTF8.self)
+        #expect(html.contains(#"<base href="/gis/a&amp;b/">"#))
+        // No URL of the page, its style or its scripts starts at the root.
+        let style = String(decoding: try #require(get("/editor.css", in: dataset)).body, as: UTF8.self)
+        let scripts = ["/editor.js", "/editor-geoview.js", "/editor-live.js", "/editor-sketch.js"]
+            .map { String(decoding: get($0, in: dataset)?.body ?? [], as: UTF8.self) }
+        let rest = html.replacingOccurrences(of: #"<base href="/gis/a&amp;b/">"#, with: "")
+        for text in [rest, style] + scripts {
+            #expect(text.range(of: #"(src|href)="/[^/]|url\("/|fetch\('/|request\('/|= '/(journal|sketch)"#, options: .regularExpression) == nil)
+        }
+    }
+
+    @Test func staticFilesCarryATagOfTheirContent() throws {
+        let (_, dataset) = try dataset()
+        for path in ["/editor.js", "/editor.css", "/editor-sketch.js", "/leaflet/leaflet.js", "/fonts/tahoma.ttf"] {
+            let answer = try #require(get(path, in: dataset))
+            let tag = answer.headers.first { $0.name == "ETag" }?.value
+            #expect(tag == "\"" + ContentNegotiation.fingerprint(answer.body) + "\"", "\(path)")
+        }
+        #expect(try #require(get("/", in: dataset)).headers.first { $0.name == "ETag" } == nil, "the page is tagged per answer")
     }
 
     @Test func aDatasetNameIsEscapedInThePage() throws {
         let (_, dataset) = try dataset(named: #"a&b<c>"d"#)
         let html = String(decoding: try #require(get("/", in: dataset)).body, as: UTF8.self)
         #expect(html.contains("<title>annolink — a&amp;b&lt;c&gt;&quot;d</title>"))
-        #expect(html.contains(#"data-service="/arcgis/rest/services/a&amp;b%3Cc%3E%22d/FeatureServer""#))
+        #expect(html.contains(#"data-service="arcgis/rest/services/a&amp;b%3Cc%3E%22d/FeatureServer""#))
         #expect(!html.contains("<c>"))
     }
 
@@ -56,7 +84,7 @@ import Testing
         #expect(script.status == 200 && contentType(script) == "text/javascript; charset=utf-8")
         #expect(String(decoding: script.body, as: UTF8.self).contains("applyEdits"))
         let style = try #require(get("/editor.css", in: dataset))
-        #expect(style.status == 200 && String(decoding: style.body, as: UTF8.self).contains(#"url("/fonts/tahoma.ttf")"#))
+        #expect(style.status == 200 && String(decoding: style.body, as: UTF8.self).contains(#"url("fonts/tahoma.ttf")"#))
         let leaflet = try #require(get("/leaflet/leaflet.js", in: dataset))
         #expect(leaflet.status == 200)
         #expect(leaflet.body == Array(try Data(contentsOf: URL(fileURLWithPath: MapPageRoutes.leafletDirectory + "/leaflet.js"))))

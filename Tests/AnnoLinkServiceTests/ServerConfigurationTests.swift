@@ -47,4 +47,33 @@ import Testing
     func badTokenFiles(text: String, line: Int, reason: String) {
         #expect(throws: ServerError.invalidTokenFile(path: "t", line: line, reason: reason)) { try TokenTable(parsing: text, path: "t") }
     }
+
+    @Test(arguments: [("/gis", "/gis"), ("/gis/annolink/", "/gis/annolink"), ("/", ""), ("/a-b_c.d~e/f:1@x", "/a-b_c.d~e/f:1@x")])
+    func pathPrefixes(text: String, path: String) throws {
+        #expect(try PathPrefix(parsing: text, option: "--base-path").path == path)
+    }
+
+    @Test(arguments: [
+        ("gis", "it must start with '/'"), ("", "it must start with '/'"), ("/gis/../etc", "it contains a '.' or '..' segment"),
+        ("/gis/./x", "it contains a '.' or '..' segment"), ("//evil.example", "it contains '//'"), ("/gis//x", "it contains '//'"),
+    ])
+    func badPathPrefixes(text: String, reason: String) {
+        #expect(throws: ServerError.invalidPathPrefix(text, option: "--base-path", reason: reason)) { try PathPrefix(parsing: text, option: "--base-path") }
+    }
+
+    @Test(arguments: ["/gis?x=1", "/gis#top", "/gis\u{01}", "/gis\u{7F}", "/gis x", "/gis%2F", "/gis\"", "/gis<", "/gis\\x", "/gïs", "/gis\n"])
+    func pathPrefixesRefuseQueryFragmentAndControlCharacters(text: String) {
+        #expect(throws: ServerError.self) { try PathPrefix(parsing: text, option: "--base-path") }
+    }
+
+    @Test func routePathsUnderAPrefix() throws {
+        let prefix = try PathPrefix(parsing: "/gis", option: "--base-path")
+        #expect(prefix.routePath(of: "/gis/ogc/collections") == "/ogc/collections")
+        #expect(prefix.routePath(of: "/gis") == "/")
+        #expect(prefix.routePath(of: "/gis/") == "/")
+        #expect(prefix.routePath(of: "/gisx/ogc") == nil)
+        #expect(prefix.routePath(of: "/ogc") == nil)
+        #expect(PathPrefix.root.routePath(of: "/ogc") == "/ogc")
+        #expect(prefix.appending(try PathPrefix(parsing: "/annolink", option: "--base-path")).path == "/gis/annolink")
+    }
 }

@@ -49,24 +49,26 @@ public final class ServeProcess: @unchecked Sendable {
         self.process = process
 
         let deadline = Date().addingTimeInterval(timeout)
-        var found: (String, UInt16)?
+        var found: (String, UInt16, String)?
         while found == nil, Date() < deadline, process.isRunning {
             let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-               let port = UInt16(text[range].split(separator: ":").last ?? "") {
-                found = (String(text[range]), port)
+            // `http://127.0.0.1:PORT/` or, under --base-path, `http://127.0.0.1:PORT/gis/`.
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/[^ ]*"#, options: .regularExpression),
+               let origin = text[range].range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+               let port = UInt16(text[origin].split(separator: ":").last ?? "") {
+                found = (String(text[origin]), port, String(text[origin.upperBound..<range.upperBound]))
             } else {
                 usleep(20_000)
             }
         }
-        guard let (url, port) = found else {
+        guard let (url, port, root) = found else {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
             throw ServeProcessError.didNotStart(stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
         }
         self.url = url
         self.port = port
-        guard (try? HTTPClient.request(url + "/health").status) == 200 else {
+        guard (try? HTTPClient.request(url + root + "health").status) == 200 else {
             process.terminate()
             process.waitUntilExit()
             throw ServeProcessError.didNotStart(stderr: stderr)

@@ -63,6 +63,90 @@ struct OGCServeTests {
         return []
     }
 
+    /// The fields GDAL's `ogrinfo -so` lists for `layer` of `source`, in order, each as the
+    /// kind of its type: `integer` (Integer, Integer64, Integer(Int16)), `real`, `string`,
+    /// `date`, `datetime`.
+    static func gdalFields(_ source: String, layer: String) throws -> [(name: String, kind: String)] {
+        let result = try Harness.run("/usr/bin/ogrinfo", ["-ro", "-so", source, layer])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
+            guard let match = line.range(of: #"^[A-Za-z_][A-Za-z0-9_]*: [A-Za-z0-9()]+ \("#, options: .regularExpression) else { return nil }
+            let parts = line[match].dropLast(2).split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !["Geometry", "Extent", "Feature Count"].contains(parts[0]) else { return nil }
+            let type = parts[1]
+            let kind = type.hasPrefix("Integer") ? "integer" : type == "Real" ? "real" : type == "DateTime" ? "datetime" : type == "Date" ? "date" : "string"
+            return (parts[0], kind)
+        }
+    }
+
+    @Test("GDAL's OAPIF driver reads each layer's fields with the types the schema gives, which are GDAL's types of the file's columns")
+    func gdalFieldTypesMatchTheSchema() throws {
+        guard Harness.hasGDAL, let (path, server) = try Harness.serveLoudoun() else { return }
+        defer { _ = server.stop() }
+        for name in try layers(path) {
+            let schema = try #require(try server.request("/ogc/collections/\(name)/schema").object)
+            let properties = schema["properties"] as? [String: [String: Any]] ?? [:]
+            let served = try Self.gdalFields("OAPIF:\(server.url)/ogc", layer: name)
+            let file = try Self.gdalFields(path, layer: name)
+            #expect(served.map(\.name) == file.map(\.name), "\(name): \(served.map(\.name)) served, \(file.map(\.name)) in the file")
+            #expect(served.map(\.kind) == file.map(\.kind), "\(name): \(served.map(\.kind)) served, \(file.map(\.kind)) in the file")
+            for field in served {
+                let property = try #require(properties[field.name], "\(name).\(field.name) is not in the schema")
+                let type = property["type"] as? String, format = property["format"] as? String
+                let expected = type == "integer" ? "integer" : type == "number" ? "real"
+                    : format == "date-time" ? "datetime" : format == "date" ? "date" : "string"
+                #expect(field.kind == expected, "\(name).\(field.name): GDAL \(field.kind), schema \(type ?? "-") \(format ?? "")")
+            }
+            #expect(Set(properties.keys).subtracting(served.map(\.name)).count == 2, "\(name): only the id and the geometry are not fields")
+        }
+    }
+
+    @Test("QGIS's OAPIF provider reads the Loudoun date-times as dates, with their values")
+    func qgisReadsDates() throws {
+        guard let (path, server) = try Harness.serveLoudoun() else { return }
+        defer { _ = server.stop() }
+        // The one dated parcel line is the 94th; QGIS 3.22 types fields from the first 10 items
+        // (it reads no schema), so the first one is given a date by an edit too.
+        let first = try #require(Int(try Harness.sqlite(path, "SELECT min(fid) FROM ParcelLines_1")))
+        let edit = try server.request("/ogc/collections/ParcelLines_1/items/\(first)", method: "PATCH",
+                                      headers: ["Content-Type": "application/merge-patch+json"],
+                                      body: Data(#"{"last_edited_date": "2026-11-30T12:34:56.000Z"}"#.utf8))
+        #expect(edit.status == 204, "\(edit.text)")
+        let script = """
+            import json, os, sys
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+            from qgis.core import QgsApplication, QgsFeatureRequest, QgsVectorLayer
+            from qgis.PyQt.QtCore import QVariant, Qt
+            app = QgsApplication([], False)
+            app.initQgis()
+            out = {}
+            for name in sys.argv[2:]:
+                layer = QgsVectorLayer("url='%s' typename='%s'" % (sys.argv[1], name), name, "OAPIF")
+                fields = {}
+                for field in layer.fields():
+                    values = [f[field.name()] for f in layer.getFeatures(QgsFeatureRequest().setLimit(10))]
+                    dated = [v.toUTC().toString(Qt.ISODate) for v in values if hasattr(v, "toUTC") and not v.isNull()]
+                    fields[field.name()] = {"type": field.type(), "isDateTime": field.type() == QVariant.DateTime, "dates": dated}
+                out[name] = {"valid": layer.isValid(), "count": layer.featureCount(), "fields": fields}
+            print(json.dumps(out))
+            # QGIS 3.22 crashes in its exit with OAPIF layers alive; the answer is out already.
+            sys.stdout.flush()
+            os._exit(0)
+            """
+        let result = try Harness.run("/usr/bin/python3", ["-c", script, server.url + "/ogc", "Loudoun_Subdivision_1", "ParcelLines_1"])
+        #expect(result.status == 0, "\(result.stderr.suffix(2000))")
+        let answer = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
+        let expected = [("Loudoun_Subdivision_1", "2020-06-04T00:03:24Z", 6), ("ParcelLines_1", "2026-11-30T12:34:56Z", 115)]
+        for (name, date, count) in expected {
+            let layer = try #require(seen[name] as? [String: Any], "\(name): \(result.stdout)")
+            #expect(layer["valid"] as? Bool == true && layer["count"] as? Int == count, "\(name): \(layer)")
+            let field = (layer["fields"] as? [String: [String: Any]])?["last_edited_date"]
+            #expect(field?["isDateTime"] as? Bool == true, "\(name).last_edited_date: \(field ?? [:])")
+            #expect(field?["dates"] as? [String] == [date], "\(name).last_edited_date: \(field ?? [:])")
+        }
+    }
+
     @Test("OWSLib lists the collections and pages through every item")
     func owslibPages() throws {
         guard let (path, server) = try Harness.serveLoudoun() else { return }
@@ -88,7 +172,7 @@ struct OGCServeTests {
         let result = try Harness.run(try Harness.venvTool("python"), ["-c", script, server.url + "/ogc"])
         #expect(result.status == 0, "\(result.stderr)")
         let seen = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
-        #expect(seen["conformance"] as? Int == 7)
+        #expect(seen["conformance"] as? Int == 10)
         for name in try layers(path) {
             let fids = try Harness.sqlite(path, "SELECT fid FROM \"\(name)\" ORDER BY fid").split(separator: "\n").compactMap { Int($0) }
             let layer = seen[name] as? [String: Any]

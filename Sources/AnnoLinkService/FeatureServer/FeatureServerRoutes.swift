@@ -26,8 +26,7 @@ public struct FeatureServerRoutes: Routes {
         let pretty = format == "pjson"
         do {
             try RouteRefusal.check(request.caller, .read)
-            let json = try route(parts, request: request, dataset: dataset, format: format)
-            return try answer(json, format: format)
+            return try route(parts, request: request, dataset: dataset, format: format)
         } catch {
             return Self.errorResponse(FeatureServerError(error), pretty: pretty)
         }
@@ -44,8 +43,35 @@ public struct FeatureServerRoutes: Routes {
         HTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: Array(error.json.rendered(pretty: pretty).utf8))
     }
 
-    /// Dispatches on the path after `/arcgis/rest`.
-    private func route(_ parts: [String], request: HTTPRequest, dataset: Dataset, format: String) throws -> JSONText {
+    /// Dispatches on the path after `/arcgis/rest`: a layer's query is answered here, tagged
+    /// from its table's last change (`TableEntityTag`), so that an unchanged one is answered 304
+    /// unread; every other resource by `resource`.
+    private func route(_ parts: [String], request: HTTPRequest, dataset: Dataset, format: String) throws -> HTTPResponse {
+        switch try resource(parts, request: request, dataset: dataset, format: format) {
+        case .json(let json):
+            return try answer(json, format: format)
+        case .layerQuery(let id):
+            let validator = TableEntityTag(dataset)
+            return try dataset.readStore { package in
+                let (layer, sublayer, _) = try Self.layer(id, in: package)
+                let query = try FeatureServerQuery(parameters: request.parameters, layer: layer, sublayer: sublayer, package: package,
+                                                   maxRecordCount: max(1, dataset.maxRecords))
+                return try validator.answer(request, dataset: dataset, store: package, tables: [layer.table.name]) {
+                    try answer(query.run(in: package, geoJSON: format == "geojson", pretty: format == "pjson"), format: format)
+                }
+            }
+        }
+    }
+
+    /// What a path after `/arcgis/rest` names: a resource, read already, or a layer's query.
+    private enum Resource {
+        case json(JSONText)
+        case layerQuery(Int)
+    }
+
+    /// The resource at the path after `/arcgis/rest`; a layer's query only once its path and
+    /// format are checked.
+    private func resource(_ parts: [String], request: HTTPRequest, dataset: Dataset, format: String) throws -> Resource {
         guard ["json", "pjson", "geojson"].contains(format) else {
             throw FeatureServerError.invalidParameter("f", "'\(format)' is not json, pjson or geojson")
         }
@@ -54,16 +80,16 @@ public struct FeatureServerRoutes: Routes {
         }
         switch parts.first {
         case "info"? where parts.count == 1:
-            return .object([("currentVersion", .number(Self.currentVersion)), ("fullVersion", .string("11.1.0")),
-                            ("authInfo", .object([("isTokenBasedSecurity", .bool(false))]))])
+            return .json(.object([("currentVersion", .number(Self.currentVersion)), ("fullVersion", .string("11.1.0")),
+                                  ("authInfo", .object([("isTokenBasedSecurity", .bool(false))]))]))
         case "services"?:
             break
         default:
             throw FeatureServerError.notFound("Resource")
         }
         if parts.count == 1 {
-            return .object([("currentVersion", .number(Self.currentVersion)), ("folders", .array([])),
-                            ("services", .array([.object([("name", .string(dataset.name)), ("type", .string("FeatureServer"))])]))])
+            let service: JSONText = .object([("name", .string(dataset.name)), ("type", .string("FeatureServer"))])
+            return .json(.object([("currentVersion", .number(Self.currentVersion)), ("folders", .array([])), ("services", .array([service]))]))
         }
         guard parts.count >= 3, parts[1] == dataset.name, parts[2] == "FeatureServer" else {
             throw FeatureServerError.notFound("Service")
@@ -74,40 +100,37 @@ public struct FeatureServerRoutes: Routes {
         let maxRecordCount = max(1, dataset.maxRecords)
         switch rest.count {
         case 0:
-            return try dataset.readStore { try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
+            return .json(try dataset.readStore {
+                try serviceResource(FeatureServerLayer.all(in: $0), dataset: dataset, mayEdit: mayEdit, maxRecordCount: maxRecordCount)
+            })
         case 1 where rest[0] == "layers":
-            return try dataset.readStore { package in
+            return .json(try dataset.readStore { package in
                 let layers = try FeatureServerLayer.all(in: package)
                 let sublayers = FeatureServerLayer.sublayers(of: layers)
                 let resources = layers.map { layerResource($0, sublayers: sublayers, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
                     + sublayers.map { layerResource($0.parent, sublayer: $0, sublayers: sublayers, mayEdit: mayEdit, maxRecordCount: maxRecordCount) }
                 return .object([("layers", .array(resources)), ("tables", .array([]))])
-            }
+            })
         case 1 where rest[0] == "applyEdits":
-            return try FeatureServerEdits(request: request, dataset: dataset).applyServiceEdits()
+            return .json(try FeatureServerEdits(request: request, dataset: dataset).applyServiceEdits())
         default:
             break
         }
         guard let id = Int(rest[0]), id >= 0 else { throw FeatureServerError.notFound("Layer") }
         switch rest.count {
         case 1:
-            return try dataset.readStore { package in
+            return .json(try dataset.readStore { package in
                 let (layer, sublayer, sublayers) = try Self.layer(id, in: package)
                 return layerResource(layer, sublayer: sublayer, sublayers: sublayers, mayEdit: mayEdit, maxRecordCount: maxRecordCount)
-            }
+            })
         case 2 where rest[1] == "query":
-            return try dataset.readStore { package in
-                let (layer, sublayer, _) = try Self.layer(id, in: package)
-                let query = try FeatureServerQuery(parameters: request.parameters, layer: layer, sublayer: sublayer, package: package,
-                                               maxRecordCount: maxRecordCount)
-                return try query.run(in: package, geoJSON: format == "geojson", pretty: format == "pjson")
-            }
+            return .layerQuery(id)
         case 2 where rest[1] == "applyEdits":
             if let sublayer = try dataset.readStore({ try Self.layer(id, in: $0).sublayer }) {
                 throw FeatureServerError.unsupported(
                     "applyEdits on an annotation sublayer: its rows are edited through their annotation layer, \(sublayer.parent.id)")
             }
-            return try FeatureServerEdits(request: request, dataset: dataset).applyLayerEdits(layerID: id)
+            return .json(try FeatureServerEdits(request: request, dataset: dataset).applyLayerEdits(layerID: id))
         default:
             throw FeatureServerError.notFound("Resource")
         }

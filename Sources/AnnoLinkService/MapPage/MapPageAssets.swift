@@ -4,9 +4,14 @@ import Foundation
 /// installed files of its own (Leaflet and Tahoma come from Debian, `MapPageRoutes`). Plain
 /// JavaScript for the browser, no build step; docs/editor.md says what it does.
 enum MapPageAssets {
-    /// The page for the dataset `name` (the file's stem, which names the FeatureServer).
-    static func html(dataset name: String) -> String {
-        let service = "/arcgis/rest/services/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name) + "/FeatureServer"
+    /// The page for the dataset `name` (the file's stem, which names the FeatureServer), served
+    /// under `prefix` (`--base-path`, a trusted `X-Forwarded-Prefix`).
+    ///
+    /// Every URL of the page, its style and scripts is relative, and `<base href>` names the
+    /// prefix, so that the page works under any path a proxy puts it (docs/serve.md, "Behind a
+    /// reverse proxy"), with or without a trailing slash in the address bar.
+    static func html(dataset name: String, prefix: PathPrefix = .root) -> String {
+        let service = "arcgis/rest/services/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name) + "/FeatureServer"
         return """
         <!doctype html>
         <html lang="en">
@@ -14,18 +19,19 @@ enum MapPageAssets {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>annolink — \(escaped(name))</title>
+        <base href="\(escaped(prefix.path + "/"))">
         <link rel="icon" href="data:,">
-        <link rel="stylesheet" href="/leaflet/leaflet.css">
-        <link rel="stylesheet" href="/editor.css">
+        <link rel="stylesheet" href="leaflet/leaflet.css">
+        <link rel="stylesheet" href="editor.css">
         </head>
         <body data-service="\(escaped(service))" data-dataset="\(escaped(name))">
         <div id="map" aria-label="map: arrow keys pan, + and − zoom, Enter identifies what is at the centre"></div>
         <div id="tools" role="group" aria-label="tools"><button type="button" id="token-button" aria-expanded="false" aria-controls="token-form">Token</button><form id="token-form" hidden><input id="token" type="password" autocomplete="off" aria-label="access token (kept in this tab only)" placeholder="access token"> <button type="submit">Use</button> <button type="button" id="token-forget">Forget</button></form></div>
         <div id="bar"><button type="button" id="full-extent" title="Zoom to the full extent">Full extent</button> <label>1:<input id="scale" inputmode="numeric" size="7" aria-label="map scale 1:N (Enter sets it)"></label> <span id="status" role="status">loading…</span> <span id="message" role="status"></span> <span id="coords" aria-live="off"></span></div>
         <div id="errors" role="alert"></div>
-        <script src="/leaflet/leaflet.js"></script>
-        <script src="/editor.js"></script>
-        \(MapPageModule.all.map { "<script src=\"\($0.path)\"></script>" }.joined(separator: "\n"))
+        <script src="leaflet/leaflet.js"></script>
+        <script src="editor.js"></script>
+        \(MapPageModule.all.map { "<script src=\"\($0.path.dropFirst())\"></script>" }.joined(separator: "\n"))
         </body>
         </html>
 
@@ -40,8 +46,8 @@ enum MapPageAssets {
     }
 
     static let style = ##"""
-    @font-face { font-family: "annolink Tahoma"; src: url("/fonts/tahoma.ttf") format("truetype"); font-weight: normal; }
-    @font-face { font-family: "annolink Tahoma"; src: url("/fonts/tahomabd.ttf") format("truetype"); font-weight: bold; }
+    @font-face { font-family: "annolink Tahoma"; src: url("fonts/tahoma.ttf") format("truetype"); font-weight: normal; }
+    @font-face { font-family: "annolink Tahoma"; src: url("fonts/tahomabd.ttf") format("truetype"); font-weight: bold; }
     html, body { margin: 0; height: 100%; font-family: "annolink Tahoma", sans-serif; font-size: 13px; }
     body { display: flex; flex-direction: column; }
     #map { flex: 1 1 auto; min-height: 0; background: #fff; }
@@ -211,13 +217,13 @@ enum MapPageAssets {
       // Who the server takes this tab to be (GET /health): shown in the bar and the token button.
       async function checkCaller() {
         let health;
-        try { health = await answer(await request('/health')); } catch (e) { return null; }
+        try { health = await answer(await request('health')); } catch (e) { return null; }
         let caller = health.caller || {};
         if (caller.invalidToken) {
           showError('the token kept in this tab is not valid on this server (401) — it was forgotten: enter another with "Token"');
           try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* nothing kept */ }
           openTokenForm();
-          health = await answer(await request('/health'));
+          health = await answer(await request('health'));
           caller = health.caller || {};
         }
         if (caller.user) {
@@ -458,7 +464,7 @@ enum MapPageAssets {
       async function drawOverview(mine, bounds, size, denseText) {
         const box = [bounds.getWest(), bounds.getSouth(), bounds.getEast(), bounds.getNorth()];
         const params = new URLSearchParams({ bbox: box.join(','), width: String(size.x), height: String(size.y), overview: 'true' });
-        const image = await fetchImage('/render.png?' + params.toString());
+        const image = await fetchImage('render.png?' + params.toString());
         if (mine !== generation) return;
         const url = URL.createObjectURL(image.blob);
         const old = overlay;

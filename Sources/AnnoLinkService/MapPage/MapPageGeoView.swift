@@ -84,7 +84,7 @@ extension MapPageModule {
         asking = true;
         lastSent = Date.now();
         try {
-          const answer = await annolink.answer(await annolink.fetch('/coordinates?x=' + encodeURIComponent(point.x) + '&y=' + encodeURIComponent(point.y)));
+          const answer = await annolink.answer(await annolink.fetch('coordinates?x=' + encodeURIComponent(point.x) + '&y=' + encodeURIComponent(point.y)));
           if (!wanted) show(point, answer);
         } catch (e) {
           // Said once: a CRS without longitude/latitude fails for every point.
@@ -125,7 +125,7 @@ extension MapPageModule {
         const query = new URLSearchParams({ bbox: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].join(','),
           width: String(size.x), height: String(size.y) });
         annolink.message('drawing the view on the server…');
-        const response = await annolink.fetch('/render.png?' + query.toString());
+        const response = await annolink.fetch('render.png?' + query.toString());
         if (!response.ok) await annolink.answer(response);
         const blob = await response.blob();
         if (blob.type !== 'image/png') throw new Error('the server answered ' + (blob.type || 'no type') + ', not a PNG');

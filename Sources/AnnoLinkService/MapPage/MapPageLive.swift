@@ -13,7 +13,7 @@ extension MapPageModule {
       const annolink = event.detail;
       const POLL_MS = 1000;
       let listening = false;  // the server holds a poll until the journal changes (PostGIS)
-      const JOURNAL = '/journal';
+      const JOURNAL = 'journal';
       const body = document.body;
 
       const group = document.createElement('div');

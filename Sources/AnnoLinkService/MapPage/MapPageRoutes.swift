@@ -23,16 +23,11 @@ public struct MapPageRoutes: Routes {
         let file: StaticFile?
         switch path {
         case "/", "/index.html":
-            file = StaticFile(contentType: "text/html; charset=utf-8", bytes: Array(MapPageAssets.html(dataset: dataset.name).utf8))
-        case "/editor.js":
-            file = StaticFile(contentType: "text/javascript; charset=utf-8", bytes: Array(MapPageAssets.script.utf8))
-        case "/editor.css":
-            let style = ([MapPageAssets.style] + MapPageModule.all.map(\.style)).joined(separator: "\n")
-            file = StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(style.utf8))
+            file = StaticFile(contentType: "text/html; charset=utf-8", bytes: Array(MapPageAssets.html(dataset: dataset.name, prefix: request.linkPrefix).utf8))
+        case "/editor.js", "/editor.css":
+            file = Self.pageFiles[path]
         case let path where path.hasPrefix("/editor-"):
-            file = MapPageModule.all.first { $0.path == path }.map {
-                StaticFile(contentType: "text/javascript; charset=utf-8", bytes: Array($0.script.utf8))
-            }
+            file = Self.pageFiles[path]
         default:
             guard path.hasPrefix("/leaflet/") || path.hasPrefix("/fonts/") else { return nil }
             file = Self.systemFiles[path]
@@ -48,16 +43,40 @@ public struct MapPageRoutes: Routes {
             refusal.headers.append(("Allow", "GET, HEAD"))
             return refusal
         }
+        // `no-cache`: a browser asks again each time, and a file that has not changed since
+        // (the tag, hashed once) is answered 304 by `ContentNegotiation`.
         var response = HTTPResponse(status: 200, contentType: file.contentType, body: file.bytes)
         response.headers.append(("Cache-Control", "no-cache"))
+        if let tag = file.entityTag { response.headers.append(("ETag", tag)) }
         return response
     }
 
-    /// One file the page needs, in memory.
+    /// One file the page needs, in memory, with the tag of its content when it never changes
+    /// while the server runs (nil for the page itself, which the request's prefix changes:
+    /// `ContentNegotiation` hashes it per answer).
     struct StaticFile: Sendable {
         var contentType: String
         var bytes: [UInt8]
+        var entityTag: String?
+
+        init(contentType: String, bytes: [UInt8], isStatic: Bool = false) {
+            self.contentType = contentType
+            self.bytes = bytes
+            entityTag = isStatic ? "\"\(ContentNegotiation.fingerprint(bytes))\"" : nil
+        }
     }
+
+    /// The editor's own script, style and modules by served path, hashed once.
+    static let pageFiles: [String: StaticFile] = {
+        let script = "text/javascript; charset=utf-8"
+        let style = ([MapPageAssets.style] + MapPageModule.all.map(\.style)).joined(separator: "\n")
+        var files = [
+            "/editor.js": StaticFile(contentType: script, bytes: Array(MapPageAssets.script.utf8), isStatic: true),
+            "/editor.css": StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(style.utf8), isStatic: true),
+        ]
+        for module in MapPageModule.all { files[module.path] = StaticFile(contentType: script, bytes: Array(module.script.utf8), isStatic: true) }
+        return files
+    }()
 
     /// Leaflet's files and the Tahoma fonts by served path, read at the first request.
     static let systemFiles: [String: StaticFile] = {
@@ -69,13 +88,13 @@ public struct MapPageRoutes: Routes {
             while let relative = walker.nextObject() as? String {
                 let ext = (relative as NSString).pathExtension.lowercased()
                 guard let type = types[ext], let data = FileManager.default.contents(atPath: directory + "/" + relative) else { continue }
-                files[prefix + relative] = StaticFile(contentType: type, bytes: Array(data))
+                files[prefix + relative] = StaticFile(contentType: type, bytes: Array(data), isStatic: true)
             }
         }
         add(leafletDirectory, as: "/leaflet/")
         for name in ["tahoma.ttf", "tahomabd.ttf"] {
             if let data = FileManager.default.contents(atPath: fontDirectory + "/" + name) {
-                files["/fonts/" + name] = StaticFile(contentType: "font/ttf", bytes: Array(data))
+                files["/fonts/" + name] = StaticFile(contentType: "font/ttf", bytes: Array(data), isStatic: true)
             }
         }
         return files

@@ -12,7 +12,7 @@ extension MapPageModule {
     document.addEventListener('annolink:ready', event => {
       const annolink = event.detail;
       const map = annolink.map;
-      const SESSIONS = '/sketch/sessions';
+      const SESSIONS = 'sketch/sessions';
       const TYPES = { point: 'esriGeometryPoint', multipoint: 'esriGeometryMultipoint', polyline: 'esriGeometryPolyline', polygon: 'esriGeometryPolygon' };
       let session = null;          // the server's last answer while a session is open
       let queue = Promise.resolve();

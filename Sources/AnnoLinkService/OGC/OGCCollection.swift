@@ -94,6 +94,14 @@ struct OGCCollection {
                 $0.array {
                     OGCLink.write(to: &$0, href: "\(base)/collections/\(OGCPath.escape(id))", rel: "self", type: "application/json", title: title)
                     OGCLink.write(to: &$0, href: itemsURL, rel: "items", type: "application/geo+json", title: "the features of \(title)")
+                    let collectionURL = "\(base)/collections/\(OGCPath.escape(id))"
+                    OGCLink.write(to: &$0, href: "\(collectionURL)/schema", rel: "http://www.opengis.net/def/rel/ogc/1.0/schema",
+                                  type: OGCSchema.mediaType, title: "the schema of the features of \(title)")
+                    // GDAL's OAPIF driver reads the field types from a `describedBy` schema of the GeoJSON items.
+                    OGCLink.write(to: &$0, href: "\(collectionURL)/feature-schema", rel: "describedBy", type: OGCSchema.mediaType,
+                                  title: "the schema of one feature of \(title) as GeoJSON")
+                    OGCLink.write(to: &$0, href: "\(collectionURL)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                                  type: OGCSchema.mediaType, title: "the queryables of \(title)")
                 }
             }
         }

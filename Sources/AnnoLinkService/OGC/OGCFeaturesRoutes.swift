@@ -6,7 +6,8 @@ import AnnoLinkStore
 import Foundation
 
 /// OGC API – Features at `/ogc`: Part 1 (core, GeoJSON, OpenAPI 3.0), Part 2 (CRS by
-/// reference) and Part 4 (create, replace, update, delete, with ETags for optimistic locking).
+/// reference), Part 3's queryables, Part 4 (create, replace, update, delete, with ETags for
+/// optimistic locking) and Part 5's schemas.
 ///
 /// Reads go through the dataset's read-only connection; every edit is one typed edit request
 /// of the edit service, so the linked annotation follows in the same transaction and the
@@ -23,6 +24,9 @@ public struct OGCFeaturesRoutes: Routes {
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+        "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/schemas",
+        "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/core-roles-features",
     ]
     static let openAPIType = "application/vnd.oai.openapi+json;version=3.0"
 
@@ -62,6 +66,8 @@ public struct OGCFeaturesRoutes: Routes {
     private enum Resource {
         case landing, conformance, api, collections
         case collection(String)
+        /// `/collections/{id}/schema`, `…/queryables` or `…/feature-schema` (`OGCSchema.Kind`).
+        case schema(String, OGCSchema.Kind)
         case items(String)
         case item(String, String)
 
@@ -95,6 +101,9 @@ public struct OGCFeaturesRoutes: Routes {
         case 1 where parts[0] == "collections": return .collections
         case 2 where parts[0] == "collections" && !parts[1].isEmpty: return .collection(parts[1])
         case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "items": return .items(parts[1])
+        case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "schema": return .schema(parts[1], .schema)
+        case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "queryables": return .schema(parts[1], .queryables)
+        case 3 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "feature-schema": return .schema(parts[1], .feature)
         case 4 where parts[0] == "collections" && !parts[1].isEmpty && parts[2] == "items" && !parts[3].isEmpty: return .item(parts[1], parts[3])
         default: throw OGCException.notFound("no resource at \(path)")
         }
@@ -107,7 +116,8 @@ public struct OGCFeaturesRoutes: Routes {
         // their own; a method the resource does not take is checked here first).
         if !resource.methods.contains(request.method) {
             switch resource {
-            case .collection(let id), .items(let id), .item(let id, _): _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
+            case .collection(let id), .items(let id), .item(let id, _), .schema(let id, _):
+                _ = try dataset.readStore { try OGCCollection.named(id, in: $0, tools: tools) }
             default: break
             }
         }
@@ -175,6 +185,13 @@ public struct OGCFeaturesRoutes: Routes {
                 try OGCCollection.named(id, in: package, tools: tools).write(to: &json, base: base, tools: tools)
                 return Self.ok(json, type: "application/json")
             }
+        case (.schema(let id, let kind), _):
+            try Self.negotiate(request, offered: [OGCSchema.mediaType, "application/json"], formats: ["json": OGCSchema.mediaType])
+            return try dataset.readStore { package in
+                var json = JSONWriter()
+                OGCSchema(collection: try OGCCollection.named(id, in: package, tools: tools), kind: kind).write(to: &json, base: base)
+                return Self.ok(json, type: OGCSchema.mediaType)
+            }
         case (.items(let id), "POST"):
             return try create(request, collectionID: id, base: base, dataset: dataset, tools: tools)
         case (.items(let id), _):
@@ -208,42 +225,46 @@ public struct OGCFeaturesRoutes: Routes {
     }
 
     private func items(_ request: HTTPRequest, collectionID: String, base: String, dataset: Dataset, tools: OGCTools) throws -> HTTPResponse {
-        try dataset.readStore { package in
+        // Tagged from the table's last change: an unchanged page is answered 304 unread.
+        let validator = TableEntityTag(dataset)
+        return try dataset.readStore { package in
             let collection = try OGCCollection.named(collectionID, in: package, tools: tools)
             let query = try OGCItemsQuery(request.parameters, collection: collection, defaultLimit: limits(dataset).default,
                                           maximumLimit: limits(dataset).maximum)
-            let page = try OGCItemsPage.read(query, collection: collection, package: package, tools: tools)
-            let writer = OGCFeatureWriter(collection: collection, tools: tools, crs: query.crs)
-            let itemsURL = "\(base)/collections/\(OGCPath.escape(collection.id))/items"
-            func link(offset: Int) -> String {
-                var pairs: [(String, String)] = [("limit", String(query.limit)), ("offset", String(offset))]
-                for name in ["bbox", "bbox-crs", "crs", "datetime", "f"] { if let v = request.parameters[name] { pairs.append((name, v)) } }
-                return itemsURL + OGCPath.query(pairs)
-            }
-            var json = JSONWriter()
-            try json.object {
-                $0.member("type") { $0.string("FeatureCollection") }
-                $0.member("timeStamp") { $0.string(Self.timeStamp()) }
-                $0.member("numberMatched") { $0.integer(Int64(page.numberMatched)) }
-                $0.member("numberReturned") { $0.integer(Int64(page.features.count)) }
-                try $0.member("features") { list in try list.array { for f in page.features { try writer.write(f, to: &$0) } } }
-                $0.member("links") {
-                    $0.array {
-                        OGCLink.write(to: &$0, href: link(offset: query.offset), rel: "self", type: "application/geo+json", title: "this page")
-                        if query.offset + page.features.count < page.numberMatched, !page.features.isEmpty {
-                            OGCLink.write(to: &$0, href: link(offset: query.offset + page.features.count), rel: "next", type: "application/geo+json", title: "the next page")
+            return try validator.answer(request, dataset: dataset, store: package, tables: [collection.table.name]) {
+                let page = try OGCItemsPage.read(query, collection: collection, package: package, tools: tools)
+                let writer = OGCFeatureWriter(collection: collection, tools: tools, crs: query.crs)
+                let itemsURL = "\(base)/collections/\(OGCPath.escape(collection.id))/items"
+                func link(offset: Int) -> String {
+                    var pairs: [(String, String)] = [("limit", String(query.limit)), ("offset", String(offset))]
+                    for name in ["bbox", "bbox-crs", "crs", "datetime", "f"] { if let v = request.parameters[name] { pairs.append((name, v)) } }
+                    return itemsURL + OGCPath.query(pairs)
+                }
+                var json = JSONWriter()
+                try json.object {
+                    $0.member("type") { $0.string("FeatureCollection") }
+                    $0.member("timeStamp") { $0.string(Self.timeStamp()) }
+                    $0.member("numberMatched") { $0.integer(Int64(page.numberMatched)) }
+                    $0.member("numberReturned") { $0.integer(Int64(page.features.count)) }
+                    try $0.member("features") { list in try list.array { for f in page.features { try writer.write(f, to: &$0) } } }
+                    $0.member("links") {
+                        $0.array {
+                            OGCLink.write(to: &$0, href: link(offset: query.offset), rel: "self", type: "application/geo+json", title: "this page")
+                            if query.offset + page.features.count < page.numberMatched, !page.features.isEmpty {
+                                OGCLink.write(to: &$0, href: link(offset: query.offset + page.features.count), rel: "next", type: "application/geo+json", title: "the next page")
+                            }
+                            if query.offset > 0 {
+                                OGCLink.write(to: &$0, href: link(offset: max(0, query.offset - query.limit)), rel: "prev", type: "application/geo+json", title: "the previous page")
+                            }
+                            OGCLink.write(to: &$0, href: "\(base)/collections/\(OGCPath.escape(collection.id))", rel: "collection", type: "application/json",
+                                          title: collection.title)
                         }
-                        if query.offset > 0 {
-                            OGCLink.write(to: &$0, href: link(offset: max(0, query.offset - query.limit)), rel: "prev", type: "application/geo+json", title: "the previous page")
-                        }
-                        OGCLink.write(to: &$0, href: "\(base)/collections/\(OGCPath.escape(collection.id))", rel: "collection", type: "application/json",
-                                      title: collection.title)
                     }
                 }
+                var response = Self.ok(json, type: "application/geo+json")
+                response.headers.append(("Content-Crs", "<\(query.crs.uri)>"))
+                return response
             }
-            var response = Self.ok(json, type: "application/geo+json")
-            response.headers.append(("Content-Crs", "<\(query.crs.uri)>"))
-            return response
         }
     }
 
@@ -354,13 +375,15 @@ public struct OGCFeaturesRoutes: Routes {
         throw OGCException.notAcceptable(offered)
     }
 
-    /// The URL of `/ogc` as the client reached it: `--public-url`'s, else the `Host` header (which
-    /// the server checked names it) with `X-Forwarded-Proto` for the scheme behind a proxy.
+    /// The URL of `/ogc` as the client reached it: `--public-url`'s origin, else the `Host`
+    /// header (which the server checked names it) with `X-Forwarded-Proto` for the scheme behind
+    /// a proxy; then the request's link prefix (`--base-path`, a trusted `X-Forwarded-Prefix`).
     static func baseURL(_ request: HTTPRequest) -> String {
-        if let origin = request.publicOrigin { return origin + prefix }
+        let path = request.linkPrefix.path + prefix
+        if let origin = request.publicOrigin { return origin + path }
         let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
         let scheme = request.header("X-Forwarded-Proto") == "https" ? "https" : "http"
-        return "\(scheme)://\(host)\(prefix)"
+        return "\(scheme)://\(host)\(path)"
     }
 
     static func ok(_ json: JSONWriter, type: String) -> HTTPResponse {

@@ -36,6 +36,12 @@ struct OGCOpenAPI {
             let path = "/collections/\(c.id)"
             let tag = "c\(index)"
             paths[path] = ["get": read("describeCollection_\(tag)", "The metadata of \(c.id)", json: ref("Collection"), type: "application/json")]
+            paths[path + "/schema"] = ["get": read("getSchema_\(tag)", "The JSON Schema of the features of \(c.id)", json: ref("JSONSchema"),
+                                                   type: OGCSchema.mediaType)]
+            paths[path + "/feature-schema"] = ["get": read("getFeatureSchema_\(tag)", "The JSON Schema of one feature of \(c.id) as GeoJSON",
+                                                           json: ref("JSONSchema"), type: OGCSchema.mediaType)]
+            paths[path + "/queryables"] = ["get": read("getQueryables_\(tag)", "The queryables of \(c.id), as a JSON Schema", json: ref("JSONSchema"),
+                                                       type: OGCSchema.mediaType)]
             paths[path + "/items"] = [
                 "get": items(c, tag: tag),
                 "post": create(c, tag: tag),
@@ -68,7 +74,7 @@ struct OGCOpenAPI {
             "info": [
                 "title": "\(title): OGC API – Features",
                 "version": "1.0.0",
-                "description": "The features and feature-linked annotation of \(title), served by annolink (OGC API – Features Parts 1, 2 and 4).",
+                "description": "The features and feature-linked annotation of \(title), served by annolink (OGC API – Features Parts 1, 2 and 4, Part 3's queryables and Part 5's schemas).",
             ],
             "servers": [["url": base]],
             "paths": paths,
@@ -310,6 +316,11 @@ struct OGCOpenAPI {
             ]],
             "LandingPage": ["type": "object", "required": ["links"], "properties": [
                 "title": ["type": "string"], "description": ["type": "string"], "links": links,
+            ]],
+            "JSONSchema": ["type": "object", "required": ["$schema", "$id", "type", "properties"], "properties": [
+                "$schema": ["type": "string"], "$id": ["type": "string"], "type": ["type": "string", "enum": ["object"]],
+                "title": ["type": "string"], "description": ["type": "string"], "properties": ["type": "object"],
+                "additionalProperties": ["type": "boolean"],
             ]],
             "ConfClasses": ["type": "object", "required": ["conformsTo"], "properties": ["conformsTo": ["type": "array", "items": ["type": "string"]]]],
             "Collections": ["type": "object", "required": ["links", "collections"], "properties": [

@@ -174,7 +174,7 @@ public struct SketchRoutes: Routes {
                                code: "TooManySessions", headers: [("Retry-After", "60")])
         }
         var response = Self.state(sketch, id: id, status: 201)
-        response.headers.append(("Location", Self.prefix + "/" + id))
+        response.headers.append(("Location", request.linkPrefix.path + Self.prefix + "/" + id))
         return response
     }
 

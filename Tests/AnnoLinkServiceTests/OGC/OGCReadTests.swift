@@ -29,6 +29,8 @@ struct OGCReadTests {
             "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30", "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
             "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
             "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update", "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
+            "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables", "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/schemas",
+            "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/core-roles-features",
         ])
 
         let api = client.get("/ogc/api")
@@ -40,7 +42,87 @@ struct OGCReadTests {
         for table in try client.sql("SELECT table_name FROM gpkg_contents WHERE data_type = 'features'").compactMap({ $0[0].textValue }) {
             #expect(paths["/collections/\(table)/items"] != nil, "\(table)")
             #expect(paths["/collections/\(table)/items/{featureId}"] != nil, "\(table)")
+            for resource in ["schema", "queryables", "feature-schema"] { #expect(paths["/collections/\(table)/\(resource)"] != nil, "\(table) \(resource)") }
         }
+    }
+
+    @Test("under a link prefix (--base-path, a trusted X-Forwarded-Prefix) every link and the OpenAPI server name it")
+    func linksUnderAPrefix() throws {
+        let scratch = try ScratchDirectory()
+        let client = try OGCClient.loudoun(in: scratch)
+        let prefix = try PathPrefix(parsing: "/gis/annolink", option: "--base-path")
+        func get(_ path: String, _ parameters: [String: String] = [:]) -> HTTPResponse {
+            var request = HTTPRequest(method: "GET", path: path, parameters: parameters, headers: ["host": "maps.example.test"])
+            request.linkPrefix = prefix
+            return client.routes.respond(to: request, in: client.dataset) ?? HTTPResponse(status: 0)
+        }
+        let base = "http://maps.example.test/gis/annolink/ogc"
+        let landing = try client.json(get("/ogc"))
+        #expect(["self", "service-desc", "conformance", "data"].map { link($0, in: landing) }
+            == [base, base + "/api", base + "/conformance", base + "/collections"])
+        let collection = try client.json(get(points))
+        #expect(link("items", in: collection) == base + "/collections/Loudoun_Address_Points_1/items")
+        let page = try client.json(get(points + "/items", ["limit": "5", "offset": "5"]))
+        for rel in ["self", "next", "prev", "collection"] {
+            #expect(link(rel, in: page)?.hasPrefix(base + "/collections/Loudoun_Address_Points_1") == true, "\(rel): \(link(rel, in: page) ?? "none")")
+        }
+        let api = try client.json(get("/ogc/api"))
+        #expect((api["servers"] as? [[String: Any]])?.first?["url"] as? String == base)
+    }
+
+    @Test("schema, feature schema and queryables: JSON Schema 2020-12 with the GeoPackage column types, the id and the geometry")
+    func schemas() throws {
+        let scratch = try ScratchDirectory()
+        let client = try OGCClient.loudoun(in: scratch)
+        let collection = try client.json(client.get("/ogc/collections/ParcelLines_1"))
+        #expect(link("http://www.opengis.net/def/rel/ogc/1.0/queryables", in: collection)?.hasSuffix("/ogc/collections/ParcelLines_1/queryables") == true)
+        #expect(link("describedBy", in: collection)?.hasSuffix("/ogc/collections/ParcelLines_1/feature-schema") == true)
+
+        let answer = client.get("/ogc/collections/ParcelLines_1/schema")
+        #expect(answer.status == 200 && answer.header("Content-Type") == "application/schema+json")
+        let schema = try client.json(answer)
+        #expect(schema["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
+        #expect((schema["$id"] as? String)?.hasSuffix("/ogc/collections/ParcelLines_1/schema") == true)
+        let properties = schema["properties"] as? [String: [String: Any]] ?? [:]
+        // Declared MEDIUMINT, DOUBLE, TEXT(38), DATETIME (the file's own types, read back here).
+        let declared = Dictionary(uniqueKeysWithValues: try client.sql("SELECT name, type FROM pragma_table_info('ParcelLines_1')")
+            .map { ($0[0].textValue ?? "", $0[1].textValue ?? "") })
+        #expect(declared["LEFT_FID"] == "MEDIUMINT" && declared["Length"] == "DOUBLE")
+        #expect(declared["GlobalID"] == "TEXT(38)" && declared["created_date"] == "DATETIME")
+        #expect(properties["fid"]?["x-ogc-role"] as? String == "id" && properties["fid"]?["type"] as? String == "integer")
+        #expect(properties["geom"]?["x-ogc-role"] as? String == "primary-geometry" && properties["geom"]?["format"] as? String == "geometry-linestring")
+        #expect(properties["LEFT_FID"]?["type"] as? String == "integer")
+        #expect(properties["Length"]?["type"] as? String == "number")
+        #expect(properties["GlobalID"]?["type"] as? String == "string" && properties["GlobalID"]?["maxLength"] as? Int == 38)
+        #expect(properties["created_date"]?["type"] as? String == "string" && properties["created_date"]?["format"] as? String == "date-time")
+        #expect(Set(properties.keys) == Set(declared.keys))
+
+        let queryables = try client.json(client.get("/ogc/collections/ParcelLines_1/queryables"))
+        #expect(queryables["additionalProperties"] as? Bool == false)
+        #expect(Set((queryables["properties"] as? [String: Any] ?? [:]).keys) == Set(declared.keys), "no BLOB columns to leave out here")
+
+        let feature = try client.json(client.get("/ogc/collections/ParcelLines_1/feature-schema"))
+        let members = feature["properties"] as? [String: Any] ?? [:]
+        let columns = ((members["properties"] as? [String: Any])?["properties"] as? [String: [String: Any]]) ?? [:]
+        #expect(Set(columns.keys) == Set(declared.keys).subtracting(["fid", "geom"]))
+        #expect(columns["last_edited_date"]?["format"] as? String == "date-time")
+    }
+
+    @Test("GeoPackage column types map to JSON Schema types and formats", arguments: [
+        ("INTEGER", "integer", nil), ("MEDIUMINT", "integer", nil), ("REAL", "number", nil), ("DOUBLE", "number", nil), ("TEXT", "string", nil),
+        ("DATE", "string", "date"), ("DATETIME", "string", "date-time"), ("BOOLEAN", "integer", nil), ("BLOB", "string", nil),
+    ] as [(String, String, String?)])
+    func columnTypes(declared: String, type: String, format: String?) throws {
+        let scratch = try ScratchDirectory()
+        let client = try OGCClient.loudoun(in: scratch)
+        let package = try GeoPackage(path: client.path)
+        try package.connection.execute("ALTER TABLE ParcelLines_1 ADD COLUMN probe \(declared)")
+        let schema = try client.json(client.get("/ogc/collections/ParcelLines_1/schema"))
+        let probe = (schema["properties"] as? [String: [String: Any]])?["probe"]
+        #expect(probe?["type"] as? String == type)
+        #expect(probe?["format"] as? String == format)
+        let queryables = try client.json(client.get("/ogc/collections/ParcelLines_1/queryables"))
+        #expect(((queryables["properties"] as? [String: Any])?["probe"] == nil) == (declared == "BLOB"), "BLOBs are not queryable")
     }
 
     @Test("every feature table and annotation table is a collection with CRS84 and its storage CRS")
