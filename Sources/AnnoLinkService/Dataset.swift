@@ -202,6 +202,12 @@ public final class Dataset: @unchecked Sendable {
                 }
             } catch let error as SQLiteError where error.resultCode == .interrupt && !statementStop.isStopped {
                 throw ServiceError.queryTimeLimitExceeded(seconds: queryTimeLimit)
+            } catch ServiceError.fileReplaced(let path) {
+                // Found by a read (an edit's request reads first too), after its transaction:
+                // the writer's WAL goes into the file it has open, as the writer's own check
+                // does it (`checkWriterFile`), so the edits acknowledged before the move stay.
+                emptyWriterWAL()
+                throw ServiceError.fileReplaced(path: path)
             }
         }
     }
@@ -343,6 +349,14 @@ public final class Dataset: @unchecked Sendable {
             try? package.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             throw error
         }
+    }
+
+    /// Empties the writer's WAL into the file it has open (`checkWriterFile`), unless an edit
+    /// holds the writer: then that edit's own check does it.
+    private func emptyWriterWAL() {
+        guard let writerPackage, writeLock.lock(before: Date()) else { return }
+        defer { writeLock.unlock() }
+        try? checkWriterFile(writerPackage)
     }
 
     /// Makes the writer's caches current: when another connection committed since they were
