@@ -59,9 +59,11 @@ struct ImportCommand: ParsableCommand {
         }
 
         if try MobileGeodatabaseImporter.isMobileGeodatabase(source) {
+            let progress = StageProgress()
             let report = try GeoPackage.build(at: destination) { package in
-                try MobileGeodatabaseImporter.run(source: source, into: package)
+                try MobileGeodatabaseImporter.run(source: source, into: package) { progress.update("importing \($0)", $1, of: $2) }
             }
+            progress.finish()
             if json {
                 Output.line(try Output.json(report))
                 return .success
@@ -80,7 +82,9 @@ struct ImportCommand: ParsableCommand {
 
         // A GeoPackage: check it is one, then copy it page for page.
         _ = try GeoPackage(path: sourcePath, readOnly: true)
-        try NewFile.write(destination) { temporary in try source.backup(to: temporary) }
+        let progress = StageProgress()
+        try NewFile.write(destination) { temporary in try source.backup(to: temporary) { progress.update("copying pages", $0, of: $1) } }
+        progress.finish()
         if json {
             Output.line(try Output.json(ImportReport()))
             return .success

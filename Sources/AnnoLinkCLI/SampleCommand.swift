@@ -49,12 +49,12 @@ struct SampleCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let started = Date()
-        let progress = Progress("parcels", total: parcels)
+        let progress = StageProgress()
         let summary = try GeoPackage.build(at: destination) { package in
             try package.addSpatialReferenceSystem(epsg: SampleGenerator.srsID)
-            return try SampleWriter.write(SampleGenerator(parcels: parcels, seed: seed), into: package, progress: progress.update)
+            return try SampleWriter.write(SampleGenerator(parcels: parcels, seed: seed), into: package) { progress.update($0, $1, of: $2) }
         }
-        progress.finish(summary.addressPoints)
+        progress.finish()
         let seconds = Date().timeIntervalSince(started)
         for warning in summary.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
