@@ -276,73 +276,104 @@ public final class MapRenderer {
     static let stripPixels = 5.0
 
     /// What of a feature an overview draws from its index box alone, in pixels: a dot at the
-    /// box's centre (`column`, `row`, the pixel it marks), or the box itself as a strip at least
-    /// 0.8 px thick (the pixels `columns` × `rows` it marks).
-    private enum IndexMark {
-        case dot(x: Double, y: Double, column: Int, row: Int)
-        case strip(x0: Double, y0: Double, x1: Double, y1: Double, columns: ClosedRange<Int>, rows: ClosedRange<Int>)
+    /// box's centre (`x1 < x0` marks it: the centre is (`x0`, `y0`)), or the box itself as a
+    /// strip at least 0.8 px thick. Floats: a mark is kept for every pixel of the picture.
+    private struct IndexMark {
+        var x0: Float, y0: Float, x1: Float, y1: Float
+        var isDot: Bool { x1 < x0 }
+        static func dot(_ x: Double, _ y: Double) -> IndexMark { IndexMark(x0: Float(x), y0: Float(y), x1: -.infinity, y1: 0) }
     }
 
-    /// The mark of a feature whose index box is `box` in `view` (map units per pixel `pixel`):
-    /// a dot when the box is under a pixel each way; a strip when `strips` and the box is under a
-    /// pixel across and under `stripPixels` along (a connected line or polygon lies along its
-    /// whole box, so the strip is its stroke within a pixel); nil when the feature must be read.
-    private func indexMark(_ box: Envelope, pixel: Double, strips: Bool, view: MapView) -> IndexMark? {
+    /// The mark of a feature whose index box is `box` (map units per pixel `pixel`; `toPixel` the
+    /// view's map-to-pixel transform): a dot when the box is under a pixel each way; a strip when
+    /// `strips` and the box is under a pixel across and under `stripPixels` along (a connected
+    /// line or polygon lies along its whole box, so the strip is its stroke within a pixel); nil
+    /// when the feature must be read.
+    private func indexMark(_ box: Envelope, pixel: Double, strips: Bool, toPixel: PixelTransform) -> IndexMark? {
         let width = box.maxX - box.minX, height = box.maxY - box.minY
         if width < pixel, height < pixel {
-            let p = view.pixel(of: Point(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2))
-            return .dot(x: p.x, y: p.y, column: Int(p.x.rounded(.down)), row: Int(p.y.rounded(.down)))
+            let p = toPixel((box.minX + box.maxX) / 2, (box.minY + box.maxY) / 2)
+            return .dot(p.x, p.y)
         }
         guard strips, min(width, height) < pixel, max(width, height) < pixel * Self.stripPixels else { return nil }
-        let a = view.pixel(of: Point(x: box.minX, y: box.maxY)), b = view.pixel(of: Point(x: box.maxX, y: box.minY))
+        let a = toPixel(box.minX, box.maxY), b = toPixel(box.maxX, box.minY)
         var x0 = min(a.x, b.x), x1 = max(a.x, b.x), y0 = min(a.y, b.y), y1 = max(a.y, b.y)
         // As thick as a 0.8-px stroke across, as long as the box (butt caps) along.
         if x1 - x0 < 0.8 { let c = (x0 + x1) / 2; (x0, x1) = (c - 0.4, c + 0.4) }
         if y1 - y0 < 0.8 { let c = (y0 + y1) / 2; (y0, y1) = (c - 0.4, c + 0.4) }
-        let columns = Int(x0.rounded(.down))...Int(x1.rounded(.down)), rows = Int(y0.rounded(.down))...Int(y1.rounded(.down))
-        return .strip(x0: x0, y0: y0, x1: x1, y1: y1, columns: columns, rows: rows)
+        return IndexMark(x0: Float(x0), y0: Float(y0), x1: Float(x1), y1: Float(y1))
+    }
+
+    /// `MapView.pixel(of:)` with its sine and cosine worked out once, for millions of boxes.
+    private struct PixelTransform {
+        let cx: Double, cy: Double, c: Double, s: Double, perUnit: Double, halfWidth: Double, halfHeight: Double
+        init(_ view: MapView) {
+            let radians = view.rotation * .pi / 180
+            (cx, cy, c, s) = (view.center.x, view.center.y, cos(radians), sin(radians))
+            perUnit = 1 / view.unitsPerPixel
+            (halfWidth, halfHeight) = (Double(view.width) / 2, Double(view.height) / 2)
+        }
+        func callAsFunction(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+            let dx = x - cx, dy = y - cy
+            return (halfWidth + (dx * c - dy * s) * perUnit, halfHeight - (dx * s + dy * c) * perUnit)
+        }
     }
 
     /// Draws the features of `table` whose index box meets `window` and whose mark (`indexMark`)
     /// can be drawn from the box alone, without reading a row, at most one per pixel: a pixel
-    /// goes to the lowest fid whose mark covers it, and a mark is drawn when it has a pixel of its
-    /// own (or lies wholly off the picture), in fid order. So the picture and the counts do not
-    /// depend on the order the store gives the boxes in (a GeoPackage walks its R-tree, PostGIS
-    /// answers in fid order). Two passes over the index, the second keeping only the marks drawn,
-    /// at most one per pixel. Returns how many were drawn, how many were passed over because
-    /// their pixels were taken, and how many must be read (their boxes are too large).
+    /// goes to the lowest fid whose mark covers it (a dot covers the pixel of its centre, a strip
+    /// every pixel it touches), and a mark is drawn when it holds a pixel (or lies wholly off the
+    /// picture), in fid order. So the picture and the counts do not depend on the order the store
+    /// gives the boxes in (a GeoPackage walks its R-tree, PostGIS answers in fid order). One pass
+    /// over the index, keeping each pixel's owner and its mark: memory by pixels, not features.
+    /// Returns how many were drawn, how many were passed over because their pixels were taken,
+    /// and how many must be read (their boxes are too large).
     private func drawFromIndex(_ table: FeatureTable, _ window: Envelope, pixel: Double, strips: Bool, view: MapView,
                                on canvas: CairoCanvas) throws -> (drawn: Int, shared: Int, unread: Int) {
         let width = view.width, height = view.height
+        let toPixel = PixelTransform(view)
         var owner = [Int64](repeating: .max, count: width * height)
-        func pixels(_ mark: IndexMark, _ body: (Int) -> Void) {
-            switch mark {
-            case .dot(_, _, let column, let row):
-                if column >= 0, column < width, row >= 0, row < height { body(row * width + column) }
-            case .strip(_, _, _, _, let columns, let rows):
-                let c0 = max(columns.lowerBound, 0), c1 = min(columns.upperBound, width - 1)
-                let r0 = max(rows.lowerBound, 0), r1 = min(rows.upperBound, height - 1)
-                guard c0 <= c1, r0 <= r1 else { return }
-                for r in r0...r1 { for c in c0...c1 { body(r * width + c) } }
+        var ownerMark = [IndexMark](repeating: .dot(0, 0), count: width * height)
+        var offPicture: [(fid: Int64, mark: IndexMark)] = []
+        var unread = 0, marks = 0, dots = 0
+        try store.forEachIndexBox(table, meeting: window) { fid, box in
+            tick(table.name)
+            guard let mark = indexMark(box, pixel: pixel, strips: strips, toPixel: toPixel) else { unread += 1; return }
+            marks += 1
+            var c0: Int, c1: Int, r0: Int, r1: Int
+            if mark.isDot {
+                dots += 1
+                c0 = Int(mark.x0.rounded(.down)); c1 = c0
+                r0 = Int(mark.y0.rounded(.down)); r1 = r0
+            } else {
+                c0 = Int(mark.x0.rounded(.down)); c1 = Int(mark.x1.rounded(.down))
+                r0 = Int(mark.y0.rounded(.down)); r1 = Int(mark.y1.rounded(.down))
+            }
+            (c0, c1, r0, r1) = (max(c0, 0), min(c1, width - 1), max(r0, 0), min(r1, height - 1))
+            guard c0 <= c1, r0 <= r1 else { offPicture.append((fid, mark)); return }
+            for r in r0...r1 {
+                for c in c0...c1 where fid < owner[r * width + c] {
+                    owner[r * width + c] = fid
+                    ownerMark[r * width + c] = mark
+                }
             }
         }
-        var unread = 0, dots = 0
-        try store.forEachIndexBox(table, meeting: window) { fid, box in
-            tick(table.name)
-            guard let mark = indexMark(box, pixel: pixel, strips: strips, view: view) else { unread += 1; return }
-            if case .dot = mark { dots += 1 }
-            pixels(mark) { if fid < owner[$0] { owner[$0] = fid } }
-        }
-        var chosen: [(fid: Int64, mark: IndexMark)] = []
-        var shared = 0
-        try store.forEachIndexBox(table, meeting: window) { fid, box in
-            tick(table.name)
-            guard let mark = indexMark(box, pixel: pixel, strips: strips, view: view) else { return }
-            var covers = false, owns = false
-            pixels(mark) { covers = true; if owner[$0] == fid { owns = true } }
-            if owns || !covers { chosen.append((fid, mark)) } else { shared += 1 }
-        }
+        // The owners, each once (a strip may own several pixels), in fid order.
+        var chosen: [(fid: Int64, pixel: Int32)] = []
+        for i in owner.indices where owner[i] != .max { chosen.append((owner[i], Int32(i))) }
         chosen.sort { $0.fid < $1.fid }
+        var drawnMarks: [IndexMark] = []
+        drawnMarks.reserveCapacity(chosen.count + offPicture.count)
+        var last = Int64.min
+        var o = 0
+        offPicture.sort { $0.fid < $1.fid }
+        for (fid, at) in chosen where fid != last {
+            while o < offPicture.count, offPicture[o].fid < fid { drawnMarks.append(offPicture[o].mark); o += 1 }
+            drawnMarks.append(ownerMark[Int(at)])
+            last = fid
+        }
+        while o < offPicture.count { drawnMarks.append(offPicture[o].mark); o += 1 }
+        let shared = marks - drawnMarks.count
 
         let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
         // Points get their 5-px discs unless there are more of them than the picture has 5 × 5 px
@@ -355,13 +386,15 @@ public final class MapRenderer {
         cairo_new_path(context)
         setColour(isPoint ? .point : .feature, on: canvas)
         var pending = 0
-        for (_, mark) in chosen {
+        for mark in drawnMarks {
             cairo_new_sub_path(context)
-            switch mark {
-            case .dot(let x, let y, _, _):
-                if discs { cairo_arc(context, x, y, 2.5, 0, 2 * .pi) } else { cairo_rectangle(context, x - 0.4, y - 0.4, 0.8, 0.8) }
-            case .strip(let x0, let y0, let x1, let y1, _, _):
-                cairo_rectangle(context, x0, y0, x1 - x0, y1 - y0)
+            let x = Double(mark.x0), y = Double(mark.y0)
+            if !mark.isDot {
+                cairo_rectangle(context, x, y, Double(mark.x1) - x, Double(mark.y1) - y)
+            } else if discs {
+                cairo_arc(context, x, y, 2.5, 0, 2 * .pi)
+            } else {
+                cairo_rectangle(context, x - 0.4, y - 0.4, 0.8, 0.8)
             }
             pending += 1
             // Filled in batches: one path of many thousand overlapping discs is slow to fill.
@@ -371,7 +404,7 @@ public final class MapRenderer {
             }
         }
         if pending > 0 { cairo_fill(context) }
-        return (chosen.count, shared, unread)
+        return (drawnMarks.count, shared, unread)
     }
 
     /// Draws the features of `table` whose index box meets `window` and has a size `size` admits,
