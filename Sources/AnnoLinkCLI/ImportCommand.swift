@@ -22,7 +22,8 @@ struct ImportCommand: ParsableCommand {
 
             A GeoPackage is copied as it is, as one consistent snapshot.
 
-            DEST.gpkg must not exist. On any error nothing is left behind.
+            DEST.gpkg must not exist. On any error nothing is left behind. On a terminal the
+            progress (rows per table, or the pages copied) is shown on standard error.
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 SOURCE is neither or cannot be read,

@@ -19,7 +19,9 @@ struct SampleCommand: ParsableCommand {
                                   their annotation, by the two annotation classes of the
                                   Loudoun data (Tahoma 10 pt at 1:1200)
             The same --parcels and --seed give the same file content on every machine. About 2.6
-            parcel lines are made per parcel. Generation streams, so memory stays flat.
+            parcel lines are made per parcel. The features are written as they are generated; on a
+            terminal the progress (parcels written, features labelled, tables indexed) is shown on
+            standard error.
             """,
         exitStatus: "0 done, 64 bad usage, 73 DEST exists or cannot be created.",
         example: "annolink sample data/sample.gpkg --parcels 2000 --seed 7")
