@@ -26,7 +26,8 @@ struct BigFileTests {
 
     /// The extent of the sample's feature tables, MINX,MINY,MAXX,MAXY.
     static func extent(_ path: String) throws -> String {
-        try Harness.sqlite(path, "SELECT min(min_x) || ',' || min(min_y) || ',' || max(max_x) || ',' || max(max_y) FROM gpkg_contents WHERE data_type = 'features'")
+        try Harness.sqlite(path, "SELECT min(min_x) || ',' || min(min_y) || ',' || max(max_x) || ',' || max(max_y) "
+            + "FROM gpkg_contents WHERE data_type = 'features'")
     }
 
     /// What the data's part of a picture looks like (GDAL's Python bindings and numpy, Debian's
@@ -120,8 +121,8 @@ struct BigFileTests {
         let service = "/arcgis/rest/services/parcels/FeatureServer"
         let box = extent.split(separator: ",").compactMap { Double($0) }
         let corner = #"{"x": \#(box[0] + 1), "y": \#(box[3] - 1)}"#
-        let edit = try server.request(service + "/0/applyEdits", method: "POST",
-                                      form: [("f", "json"), ("updates", #"[{"attributes": {"fid": 1}, "geometry": \#(corner)}]"#)])
+        let update = #"[{"attributes": {"fid": 1}, "geometry": \#(corner)}]"#
+        let edit = try server.request(service + "/0/applyEdits", method: "POST", form: [("f", "json"), ("updates", update)])
         #expect((edit.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool == true, "\(edit.text)")
         let after = try server.request(query)
         #expect(after.status == 200 && after.headers["x-annolink-cache"] == "miss", "\(after.headers)")

@@ -34,7 +34,8 @@ public enum SampleWriter {
     /// ("writing parcels", of the generator's), the features labelled per class ("labelling
     /// address_points"), then the tables indexed ("indexing", of 4).
     public static func write(_ generator: SampleGenerator, into package: GeoPackage,
-                             progress: (_ stage: String, _ done: Int, _ total: Int?) -> Void = { _, _, _ in }) throws -> SampleSummary {
+                             progress: (_ stage: String, _ done: Int, _ total: Int?) -> Void = { _, _, _ in })
+        throws -> SampleSummary {
         let srs = SampleGenerator.srsID
         var summary = SampleSummary()
         try package.connection.write {
