@@ -68,15 +68,15 @@ struct CopyCommand: ParsableCommand {
                 ? "both SOURCE and DEST are PostgreSQL databases; copy needs one GeoPackage and one database"
                 : "neither SOURCE nor DEST is a PostgreSQL database (postgresql://… or PG:…); to copy a GeoPackage to a new file use 'annolink import'")
         }
-        let progress = TableProgress()
+        let progress = StageProgress()
         let summary: CopySummary
         if toDatabase {
             let package = try GeoPackage(path: source, readOnly: true)
             let connection = try PostgreSQLConnection(destination)
-            summary = try DataSetCopy.copy(from: package, to: connection, overwrite: overwrite, progress: progress.update)
+            summary = try DataSetCopy.copy(from: package, to: connection, overwrite: overwrite, progress: progress.copied)
         } else {
             let connection = try PostgreSQLConnection(source)
-            summary = try DataSetCopy.copy(from: connection, toGeoPackageAt: destination, overwrite: overwrite, progress: progress.update)
+            summary = try DataSetCopy.copy(from: connection, toGeoPackageAt: destination, overwrite: overwrite, progress: progress.copied)
         }
         progress.finish()
         if json {
@@ -126,22 +126,9 @@ private struct CopyReport: Encodable {
     }
 }
 
-/// One progress line per table on a terminal's standard error.
-private final class TableProgress {
-    private var current: (table: String, progress: Progress)?
-    private var lastRows = 0
-
-    func update(_ report: CopyProgress) {
-        if current?.table != report.table {
-            finish()
-            current = (report.table, Progress("copying \(report.table)", total: report.totalRows))
-        }
-        lastRows = report.rows
-        current?.progress.update(report.rows)
-    }
-
-    func finish() {
-        current?.progress.finish(lastRows)
-        current = nil
+extension StageProgress {
+    /// The rows of a table copied so far: one line per table.
+    func copied(_ report: CopyProgress) {
+        update("copying \(report.table)", report.rows, of: report.totalRows)
     }
 }

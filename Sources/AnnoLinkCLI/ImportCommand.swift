@@ -22,7 +22,8 @@ struct ImportCommand: ParsableCommand {
 
             A GeoPackage is copied as it is, as one consistent snapshot.
 
-            DEST.gpkg must not exist. On any error nothing is left behind.
+            DEST.gpkg must not exist. On any error nothing is left behind. On a terminal the
+            progress (rows per table, or the pages copied) is shown on standard error.
             """,
         exitStatus: """
             0 done, 64 bad usage, 65 SOURCE is neither or cannot be read,
@@ -59,9 +60,11 @@ struct ImportCommand: ParsableCommand {
         }
 
         if try MobileGeodatabaseImporter.isMobileGeodatabase(source) {
+            let progress = StageProgress()
             let report = try GeoPackage.build(at: destination) { package in
-                try MobileGeodatabaseImporter.run(source: source, into: package)
+                try MobileGeodatabaseImporter.run(source: source, into: package) { progress.update("importing \($0)", $1, of: $2) }
             }
+            progress.finish()
             if json {
                 Output.line(try Output.json(report))
                 return .success
@@ -80,7 +83,9 @@ struct ImportCommand: ParsableCommand {
 
         // A GeoPackage: check it is one, then copy it page for page.
         _ = try GeoPackage(path: sourcePath, readOnly: true)
-        try NewFile.write(destination) { temporary in try source.backup(to: temporary) }
+        let progress = StageProgress()
+        try NewFile.write(destination) { temporary in try source.backup(to: temporary) { progress.update("copying pages", $0, of: $1) } }
+        progress.finish()
         if json {
             Output.line(try Output.json(ImportReport()))
             return .success

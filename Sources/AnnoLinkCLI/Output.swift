@@ -64,3 +64,26 @@ final class Progress {
         FileHandle.standardError.write(Data(text.utf8))
     }
 }
+
+/// One `Progress` line per stage of a long operation (a table copied, imported or drawn, a phase
+/// of `sample`) on a terminal's standard error: a stage's line ends when the next begins.
+final class StageProgress {
+    private var current: (label: String, progress: Progress)?
+    private var lastDone = 0
+
+    /// Reports that `done` items of stage `label` (of `total`, when known) are finished.
+    func update(_ label: String, _ done: Int, of total: Int? = nil) {
+        if current?.label != label {
+            finish()
+            current = (label, Progress(label, total: total))
+        }
+        lastDone = done
+        current?.progress.update(done)
+    }
+
+    /// Ends the current stage's line with its last count.
+    func finish() {
+        current?.progress.finish(lastDone)
+        current = nil
+    }
+}

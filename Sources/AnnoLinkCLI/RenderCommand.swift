@@ -18,8 +18,11 @@ struct RenderCommand: ParsableCommand {
             The format follows OUT's extension (.png, .svg, .pdf).
 
             The view is --bbox, or --center with --scale; without either, the extent of the
-            tables drawn. Only the rows whose envelope meets the view are read (through each
-            table's spatial index). docs/render.md describes views and symbology.
+            tables drawn, thinned as the map editor's overview is: text under 1 px high is not
+            drawn, and features under a pixel are drawn from their spatial index boxes, one per
+            pixel (give --bbox for every row read and drawn). Only the rows whose envelope meets
+            the view are read (through each table's spatial index); on a terminal the progress
+            is shown on standard error. docs/render.md describes views and symbology.
 
             FILE.gpkg may also be a PostGIS database holding an annolink data set, as a
             connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"; the
@@ -47,7 +50,8 @@ struct RenderCommand: ParsableCommand {
     static let highlight = ArgumentDeclaration.option("--highlight", value: "TABLE:FID,…", help: "mark these features or annotation (repeatable)")
     static let json = ArgumentDeclaration.flag("--json", help: """
         what was drawn: {"path", "width", "height", "scale", "center": [x, y],
-        "features", "labels", "footprints", "highlighted", "seconds", "warnings"}
+        "features", "featuresFromIndex", "labels", "labelsUnderMinimum", "footprints",
+        "highlighted", "seconds", "warnings"}
         """)
     static let arguments = [SetCommand.file, output, bbox, center, scale, size, dpi, rotation, crs, tables, footprints, highlight, json]
 
@@ -205,7 +209,11 @@ struct RenderCommand: ParsableCommand {
         var scale: Double
         var center: [Double]
         var features: Int
+        /// Of `features`, those drawn from their index box (no view given: the overview's thinning).
+        var featuresFromIndex: Int
         var labels: Int
+        /// Annotation not drawn because its text would be under 1 px high (no view given).
+        var labelsUnderMinimum: Int
         var footprints: Int
         var highlighted: Int
         /// From opening the file to the picture written.
@@ -219,18 +227,32 @@ struct RenderCommand: ParsableCommand {
         let view = try view(renderer)
         // Refused before the output file is made.
         if let reason = view.undrawableReason { throw RenderError.invalidView(reason) }
+        var content = content
+        if box == nil, centerPoint == nil {
+            // The whole data at once: bounded work per pixel, as the editor's overview (MapContent).
+            content.minimumTextPixels = 1
+            content.subPixelFeaturesFromIndex = true
+        }
         let canvas = try CairoCanvas(format: format, width: view.width, height: view.height, dpi: view.dpi, path: outputPath)
-        let summary = try renderer.render(view, on: canvas, content: content)
+        let progress = StageProgress()
+        let summary = try renderer.render(view, on: canvas, content: content) { progress.update("drawing \($0)", $1) }
+        progress.finish()
         try canvas.finish()
         for warning in renderer.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
             Output.line(try Output.json(Report(
                 path: outputPath, width: view.width, height: view.height, scale: view.scale, center: [view.center.x, view.center.y],
-                features: summary.features, labels: summary.labels, footprints: summary.footprints, highlighted: summary.highlighted,
+                features: summary.features, featuresFromIndex: summary.featuresFromIndex, labels: summary.labels,
+                labelsUnderMinimum: summary.labelsUnderMinimum, footprints: summary.footprints, highlighted: summary.highlighted,
                 seconds: Date().timeIntervalSince(started), warnings: renderer.warnings)))
         } else {
+            var thinned = ""
+            if summary.featuresFromIndex > 0 || summary.labelsUnderMinimum > 0 {
+                thinned = " (\(summary.featuresFromIndex) features under a pixel drawn from the index, "
+                    + "\(summary.featuresSharingPixels) more sharing their pixel, \(summary.labelsUnderMinimum) labels under 1 px not drawn)"
+            }
             Output.line("wrote \(outputPath): \(view.width)×\(view.height) px at 1:\(String(format: "%.0f", view.scale)), "
-                + "\(summary.features) features, \(summary.labels) labels")
+                + "\(summary.features) features, \(summary.labels) labels" + thinned)
         }
         return .success
     }

@@ -19,7 +19,9 @@ struct SampleCommand: ParsableCommand {
                                   their annotation, by the two annotation classes of the
                                   Loudoun data (Tahoma 10 pt at 1:1200)
             The same --parcels and --seed give the same file content on every machine. About 2.6
-            parcel lines are made per parcel. Generation streams, so memory stays flat.
+            parcel lines are made per parcel. The features are written as they are generated; on a
+            terminal the progress (parcels written, features labelled, tables indexed) is shown on
+            standard error.
             """,
         exitStatus: "0 done, 64 bad usage, 73 DEST exists or cannot be created.",
         example: "annolink sample data/sample.gpkg --parcels 2000 --seed 7")
@@ -49,12 +51,12 @@ struct SampleCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let started = Date()
-        let progress = Progress("parcels", total: parcels)
+        let progress = StageProgress()
         let summary = try GeoPackage.build(at: destination) { package in
             try package.addSpatialReferenceSystem(epsg: SampleGenerator.srsID)
-            return try SampleWriter.write(SampleGenerator(parcels: parcels, seed: seed), into: package, progress: progress.update)
+            return try SampleWriter.write(SampleGenerator(parcels: parcels, seed: seed), into: package) { progress.update($0, $1, of: $2) }
         }
-        progress.finish(summary.addressPoints)
+        progress.finish()
         let seconds = Date().timeIntervalSince(started)
         for warning in summary.warnings { Output.diagnostic("warning: \(warning)") }
         if json {

@@ -125,6 +125,10 @@ extension PostGISStore {
         case .bothSidesUnder(let d):
             let p = limit(d)
             conditions.append("\(width) < \(p) AND \(height) < \(p)")
+        case .notThinAndShort(let across, let along):
+            let a = limit(across), l = limit(along)
+            let w = "\(width) + \(widthSlack)", h = "\(height) + \(heightSlack)"
+            conditions.append("((\(w) >= \(a) AND \(h) >= \(a)) OR \(w) >= \(l) OR \(h) >= \(l))")
         }
         var list = [pk, "x.x0", "x.y0", "x.x1", "x.y1"]
         switch reading {

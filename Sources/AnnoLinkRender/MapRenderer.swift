@@ -21,13 +21,15 @@ public struct MapContent: Sendable {
     public var minimumTextPixels: Double
     /// Whether a feature whose envelope (its index box) is under a pixel each way is drawn from
     /// the box alone, without reading its row: a point as its symbol at the box's centre, a
-    /// line or polygon as a dot of its colour, and at most one per pixel and table (the lowest
-    /// fid's). So a
-    /// zoomed-out view does bounded work per pixel however many features meet it. The features
-    /// read are then drawn in batches (one Cairo fill or stroke for 512 of them, not one each:
-    /// where they overlap, their antialiased edges are blended once). Only for tables with a
-    /// spatial index of one geometry kind, drawn in their own CRS; elsewhere every row is read
-    /// and drawn by itself.
+    /// line or polygon as a dot of its colour; and a line or polygon (one a row, north up) whose
+    /// box is under a pixel across and under 5 px along as the box itself, a strip 0.8 px thick
+    /// (its stroke within a pixel). At most one per pixel and table: a pixel goes to the lowest
+    /// fid whose mark covers it. So a zoomed-out view does bounded work per pixel however many
+    /// features meet it, and the boxes are read by walking the index itself where the store can
+    /// (`FeatureStore.forEachIndexBox`). The features read are then drawn in batches (one Cairo
+    /// fill or stroke for 512 of them, not one each: where they overlap, their antialiased
+    /// edges are blended once). Only for tables with a spatial index of one geometry kind,
+    /// drawn in their own CRS; elsewhere every row is read and drawn by itself.
     public var subPixelFeaturesFromIndex: Bool
 
     public init(tables: [String]? = nil, footprints: Bool = false, highlights: [String: [Int64]] = [:],
@@ -115,6 +117,16 @@ public final class MapRenderer {
     private let classes: [String: [Int64: AnnotationClass]]
     private var tables: [String: FeatureTable] = [:]
     private var metresPerUnitBySRS: [Int64: Double] = [:]
+    /// What `render(_:on:content:progress:)` was given to report to, while it draws.
+    private var reportProgress: (_ table: String, _ done: Int) -> Void = { _, _ in }
+    /// Rows and index boxes gone through in the table being drawn.
+    private var progressCount = 0
+
+    /// Counts one row or index box of `table` and reports every 1024th.
+    private func tick(_ table: String) {
+        progressCount += 1
+        if progressCount & 1023 == 0 { reportProgress(table, progressCount) }
+    }
 
     /// Metres per degree along the equator, used as a geographic CRS's unit size for the scale.
     public static let metresPerDegree = 111_319.490793
@@ -231,8 +243,8 @@ public final class MapRenderer {
             let table = try table(name)
             var box = try store.recordedExtent(of: table)
             if box == nil {
-                try store.forEachIndexedRow(table, meeting: nil, size: .any, reading: .box) { row in
-                    box = box.map { $0.union(row.box) } ?? row.box
+                try store.forEachIndexBox(table, meeting: nil) { _, indexBox in
+                    box = box.map { $0.union(indexBox) } ?? indexBox
                 }
             }
             guard let box, box.minX <= box.maxX, box.minY <= box.maxY else { continue }
@@ -259,35 +271,131 @@ public final class MapRenderer {
         transformer == nil && table.hasSpatialIndex && table.geometryKind != nil
     }
 
-    /// Draws the features of `table` whose index box meets `window` and is under `pixel` (map
-    /// units) each way, from the box alone, at most one per pixel (the lowest fid's): returns
-    /// how many were drawn and how many were passed over because their pixel was taken.
-    private func drawSubPixelFeatures(_ table: FeatureTable, _ window: Envelope, pixel: Double, view: MapView,
-                                      on canvas: CairoCanvas) throws -> (drawn: Int, shared: Int) {
+    /// How many pixels long a thin feature's box may be and still be drawn from the box alone: a
+    /// line under 5 px is one dash of the 5/3 pattern, so its stroke is the box's strip.
+    static let stripPixels = 5.0
+
+    /// What of a feature an overview draws from its index box alone, in pixels: a dot at the
+    /// box's centre (`x1 < x0` marks it: the centre is (`x0`, `y0`)), or the box itself as a
+    /// strip at least 0.8 px thick. Floats: a mark is kept for every pixel of the picture.
+    private struct IndexMark {
+        var x0: Float, y0: Float, x1: Float, y1: Float
+        var isDot: Bool { x1 < x0 }
+        static func dot(_ x: Double, _ y: Double) -> IndexMark { IndexMark(x0: Float(x), y0: Float(y), x1: -.infinity, y1: 0) }
+    }
+
+    /// The mark of a feature whose index box is `box` (map units per pixel `pixel`; `toPixel` the
+    /// view's map-to-pixel transform): a dot when the box is under a pixel each way; a strip when
+    /// `strips` and the box is under a pixel across and under `stripPixels` along (a connected
+    /// line or polygon lies along its whole box, so the strip is its stroke within a pixel); nil
+    /// when the feature must be read.
+    private func indexMark(_ box: Envelope, pixel: Double, strips: Bool, toPixel: PixelTransform) -> IndexMark? {
+        let width = box.maxX - box.minX, height = box.maxY - box.minY
+        if width < pixel, height < pixel {
+            let p = toPixel((box.minX + box.maxX) / 2, (box.minY + box.maxY) / 2)
+            return .dot(p.x, p.y)
+        }
+        guard strips, min(width, height) < pixel, max(width, height) < pixel * Self.stripPixels else { return nil }
+        let a = toPixel(box.minX, box.maxY), b = toPixel(box.maxX, box.minY)
+        var x0 = min(a.x, b.x), x1 = max(a.x, b.x), y0 = min(a.y, b.y), y1 = max(a.y, b.y)
+        // As thick as a 0.8-px stroke across, as long as the box (butt caps) along.
+        if x1 - x0 < 0.8 { let c = (x0 + x1) / 2; (x0, x1) = (c - 0.4, c + 0.4) }
+        if y1 - y0 < 0.8 { let c = (y0 + y1) / 2; (y0, y1) = (c - 0.4, c + 0.4) }
+        return IndexMark(x0: Float(x0), y0: Float(y0), x1: Float(x1), y1: Float(y1))
+    }
+
+    /// `MapView.pixel(of:)` with its sine and cosine worked out once, for millions of boxes.
+    private struct PixelTransform {
+        let cx: Double, cy: Double, c: Double, s: Double, perUnit: Double, halfWidth: Double, halfHeight: Double
+        init(_ view: MapView) {
+            let radians = view.rotation * .pi / 180
+            (cx, cy, c, s) = (view.center.x, view.center.y, cos(radians), sin(radians))
+            perUnit = 1 / view.unitsPerPixel
+            (halfWidth, halfHeight) = (Double(view.width) / 2, Double(view.height) / 2)
+        }
+        func callAsFunction(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+            let dx = x - cx, dy = y - cy
+            return (halfWidth + (dx * c - dy * s) * perUnit, halfHeight - (dx * s + dy * c) * perUnit)
+        }
+    }
+
+    /// Draws the features of `table` whose index box meets `window` and whose mark (`indexMark`)
+    /// can be drawn from the box alone, without reading a row, at most one per pixel: a pixel
+    /// goes to the lowest fid whose mark covers it (a dot covers the pixel of its centre, a strip
+    /// every pixel it touches), and a mark is drawn when it holds a pixel (or lies wholly off the
+    /// picture), in fid order. So the picture and the counts do not depend on the order the store
+    /// gives the boxes in (a GeoPackage walks its R-tree, PostGIS answers in fid order). One pass
+    /// over the index, keeping each pixel's owner and its mark: memory by pixels, not features.
+    /// Returns how many were drawn, how many were passed over because their pixels were taken,
+    /// and how many must be read (their boxes are too large).
+    private func drawFromIndex(_ table: FeatureTable, _ window: Envelope, pixel: Double, strips: Bool, view: MapView,
+                               on canvas: CairoCanvas) throws -> (drawn: Int, shared: Int, unread: Int) {
+        let width = view.width, height = view.height
+        let toPixel = PixelTransform(view)
+        var owner = [Int64](repeating: .max, count: width * height)
+        var ownerMark = [IndexMark](repeating: .dot(0, 0), count: width * height)
+        var offPicture: [(fid: Int64, mark: IndexMark)] = []
+        var unread = 0, marks = 0, dots = 0
+        try store.forEachIndexBox(table, meeting: window) { fid, box in
+            tick(table.name)
+            guard let mark = indexMark(box, pixel: pixel, strips: strips, toPixel: toPixel) else { unread += 1; return }
+            marks += 1
+            var c0: Int, c1: Int, r0: Int, r1: Int
+            if mark.isDot {
+                dots += 1
+                c0 = Int(mark.x0.rounded(.down)); c1 = c0
+                r0 = Int(mark.y0.rounded(.down)); r1 = r0
+            } else {
+                c0 = Int(mark.x0.rounded(.down)); c1 = Int(mark.x1.rounded(.down))
+                r0 = Int(mark.y0.rounded(.down)); r1 = Int(mark.y1.rounded(.down))
+            }
+            (c0, c1, r0, r1) = (max(c0, 0), min(c1, width - 1), max(r0, 0), min(r1, height - 1))
+            guard c0 <= c1, r0 <= r1 else { offPicture.append((fid, mark)); return }
+            for r in r0...r1 {
+                for c in c0...c1 where fid < owner[r * width + c] {
+                    owner[r * width + c] = fid
+                    ownerMark[r * width + c] = mark
+                }
+            }
+        }
+        // The owners, each once (a strip may own several pixels), in fid order.
+        var chosen: [(fid: Int64, pixel: Int32)] = []
+        for i in owner.indices where owner[i] != .max { chosen.append((owner[i], Int32(i))) }
+        chosen.sort { $0.fid < $1.fid }
+        var drawnMarks: [IndexMark] = []
+        drawnMarks.reserveCapacity(chosen.count + offPicture.count)
+        var last = Int64.min
+        var o = 0
+        offPicture.sort { $0.fid < $1.fid }
+        for (fid, at) in chosen where fid != last {
+            while o < offPicture.count, offPicture[o].fid < fid { drawnMarks.append(offPicture[o].mark); o += 1 }
+            drawnMarks.append(ownerMark[Int(at)])
+            last = fid
+        }
+        while o < offPicture.count { drawnMarks.append(offPicture[o].mark); o += 1 }
+        let shared = marks - drawnMarks.count
+
         let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
+        // Points get their 5-px discs unless there are more of them than the picture has 5 × 5 px
+        // squares: then the discs would cover one another and the map (a grey square), so each
+        // is a dot, as a line under a pixel is.
+        let discs = isPoint && dots <= width * height / 25
         let context = canvas.context
         cairo_save(context)
         defer { cairo_restore(context) }
         cairo_new_path(context)
         setColour(isPoint ? .point : .feature, on: canvas)
-        var taken = [Bool](repeating: false, count: view.width * view.height)
-        var drawn = 0, shared = 0, pending = 0
-        try store.forEachIndexedRow(table, meeting: window, size: .bothSidesUnder(pixel), reading: .box) { indexed in
-            let box = indexed.box
-            let centre = Point(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2)
-            let p = view.pixel(of: centre)
-            let column = Int(p.x.rounded(.down)), row = Int(p.y.rounded(.down))
-            if column >= 0, column < view.width, row >= 0, row < view.height {
-                if taken[row * view.width + column] { shared += 1; return }
-                taken[row * view.width + column] = true
-            }
+        var pending = 0
+        for mark in drawnMarks {
             cairo_new_sub_path(context)
-            if isPoint {
-                cairo_arc(context, p.x, p.y, 2.5, 0, 2 * .pi)
+            let x = Double(mark.x0), y = Double(mark.y0)
+            if !mark.isDot {
+                cairo_rectangle(context, x, y, Double(mark.x1) - x, Double(mark.y1) - y)
+            } else if discs {
+                cairo_arc(context, x, y, 2.5, 0, 2 * .pi)
             } else {
-                cairo_rectangle(context, p.x - 0.4, p.y - 0.4, 0.8, 0.8)
+                cairo_rectangle(context, x - 0.4, y - 0.4, 0.8, 0.8)
             }
-            drawn += 1
             pending += 1
             // Filled in batches: one path of many thousand overlapping discs is slow to fill.
             if pending == 512 {
@@ -296,7 +404,7 @@ public final class MapRenderer {
             }
         }
         if pending > 0 { cairo_fill(context) }
-        return (drawn, shared)
+        return (drawnMarks.count, shared, unread)
     }
 
     /// Draws the features of `table` whose index box meets `window` and has a size `size` admits,
@@ -335,6 +443,7 @@ public final class MapRenderer {
             }
             drawn += 1
             pending += 1
+            tick(table.name)
             if pending == 512 { finish() }
         }
         if pending > 0 { finish() }
@@ -349,13 +458,17 @@ public final class MapRenderer {
         }
     }
 
-    /// How many annotation rows of `table` meet `window` with a footprint box under
-    /// `minimumBox` on a side (the spatial index alone answers).
-    private func countUnderMinimum(_ table: FeatureTable, _ window: Envelope, minimumBox: Double) throws -> Int {
-        guard table.hasSpatialIndex else { return 0 }
-        var count = 0
-        try store.forEachIndexedRow(table, meeting: window, size: .someSideUnder(minimumBox), reading: .box) { _ in count += 1 }
-        return count
+    /// How many annotation rows of `table` meet `window` with a footprint box under `minimumBox`
+    /// on a side, and how many with one at least that on both (the spatial index alone answers,
+    /// `FeatureStore.forEachIndexBox`).
+    private func countUnderMinimum(_ table: FeatureTable, _ window: Envelope, minimumBox: Double) throws -> (under: Int, atLeast: Int) {
+        guard table.hasSpatialIndex else { return (0, 0) }
+        var under = 0, atLeast = 0
+        try store.forEachIndexBox(table, meeting: window) { _, box in
+            tick(table.name)
+            if IndexBoxSize.someSideUnder(minimumBox).admits(box) { under += 1 } else { atLeast += 1 }
+        }
+        return (under, atLeast)
     }
 
     /// Calls `body` with every annotation row of `table` whose footprint meets `view`, in fid
@@ -378,9 +491,19 @@ public final class MapRenderer {
     /// - Throws: `StoreError` for an unknown table or fid to mark, `RenderError.cairo` when Cairo
     ///   fails, `FontError` when a font cannot be read, `PROJError` when a point cannot be
     ///   changed into the drawing CRS.
+    ///
+    /// `progress` is told, table by table, how many of its rows and index boxes have been gone
+    /// through so far (every 1024th, and each table's last count).
     @discardableResult
-    public func render(_ view: MapView, on canvas: CairoCanvas, content: MapContent) throws -> RenderSummary {
+    public func render(_ view: MapView, on canvas: CairoCanvas, content: MapContent,
+                       progress: @escaping (_ table: String, _ done: Int) -> Void = { _, _ in }) throws -> RenderSummary {
         if let reason = view.undrawableReason { throw RenderError.invalidView(reason) }
+        reportProgress = progress
+        defer { reportProgress = { _, _ in } }
+        func tableDone(_ name: String) {
+            if progressCount > 0 { progress(name, progressCount) }
+            progressCount = 0
+        }
         var summary = RenderSummary()
         canvas.clear(red: 1, green: 1, blue: 1)
         let names = try tableNames(content)
@@ -390,33 +513,48 @@ public final class MapRenderer {
             let project = try projection(of: table)
             if content.subPixelFeaturesFromIndex, drawsFromIndex(table) {
                 let pixel = view.unitsPerPixel
-                let (drawn, shared) = try drawSubPixelFeatures(table, window, pixel: pixel, view: view, on: canvas)
+                // Strips only for one connected line or polygon a feature, north up.
+                let strips = view.rotation == 0 && (table.geometryKind == .lineString || table.geometryKind == .polygon)
+                let (drawn, shared, unread) = try drawFromIndex(table, window, pixel: pixel, strips: strips, view: view, on: canvas)
                 summary.features += drawn
                 summary.featuresFromIndex += drawn
                 summary.featuresSharingPixels += shared
-                summary.features += try drawBatched(table, size: .someSideAtLeast(pixel), window: window, view: view, on: canvas)
+                // The index said how many boxes are too large to draw from: none, no query.
+                if unread > 0 {
+                    let size = IndexBoxSize.notThinAndShort(across: pixel, along: strips ? pixel * Self.stripPixels : pixel)
+                    summary.features += try drawBatched(table, size: size, window: window, view: view, on: canvas)
+                }
+                tableDone(name)
                 continue
             }
             try store.forEachIndexedRow(table, meeting: window, size: .any, reading: .geometry) { row in
                 guard let geometry = row.geometry else { return }
                 try draw(geometry, project: project, view: view, on: canvas, colour: nil)
                 summary.features += 1
+                tick(name)
             }
+            tableDone(name)
         }
         for name in names where isAnnotationTable(name) {
             // Text under the minimum: passed over in the spatial index (its footprint box is smaller),
             // or, read, measured by its own size.
-            var minimumBox = 0.0
+            var minimumBox = 0.0, readsText = true
             if content.minimumTextPixels > 0, transformer == nil, try table(name).hasSpatialIndex {
                 minimumBox = content.minimumTextPixels * view.unitsPerPixel
-                summary.labelsUnderMinimum += try countUnderMinimum(try table(name), try window(of: view, in: try table(name)), minimumBox: minimumBox)
+                let (under, atLeast) = try countUnderMinimum(try table(name), try window(of: view, in: try table(name)), minimumBox: minimumBox)
+                summary.labelsUnderMinimum += under
+                // None big enough: the rows are not asked for (a query that would pass over them all).
+                readsText = atLeast > 0
             }
-            try forEachAnnotation(in: name, view: view, minimumBox: minimumBox) { row in
-                if content.minimumTextPixels > 0, let pixels = try textPixels(of: row, table: name, view: view), pixels < content.minimumTextPixels {
-                    summary.labelsUnderMinimum += 1
-                    return
+            if readsText {
+                try forEachAnnotation(in: name, view: view, minimumBox: minimumBox) { row in
+                    if content.minimumTextPixels > 0, let pixels = try textPixels(of: row, table: name, view: view), pixels < content.minimumTextPixels {
+                        summary.labelsUnderMinimum += 1
+                        return
+                    }
+                    if try drawText(of: row, table: name, view: view, on: canvas, colour: .text) { summary.labels += 1 }
+                    tick(name)
                 }
-                if try drawText(of: row, table: name, view: view, on: canvas, colour: .text) { summary.labels += 1 }
             }
             if content.footprints {
                 try forEachAnnotation(in: name, view: view) { row in
@@ -425,6 +563,7 @@ public final class MapRenderer {
                     }
                 }
             }
+            tableDone(name)
         }
         for (name, fids) in content.highlights.sorted(by: { $0.key < $1.key }) {
             let table = try table(try tableNames(MapContent(tables: [name])).first ?? name)

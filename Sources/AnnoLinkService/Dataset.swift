@@ -94,6 +94,8 @@ public final class Dataset: @unchecked Sendable {
     /// Random for each server run, in every change stamp: a server started again does not
     /// reuse the tags of an earlier run, whose file may have been changed while it was down.
     private let runNonce = UInt64.random(in: .min ... .max)
+    /// The last pictures `/render.png` drew, by view and change key.
+    let renderCache = RenderCache(capacity: 8)
 
     /// Opens `path` for serving: a GeoPackage file, or a PostGIS database when `path` is a
     /// connection string (`ConnectionString.isPostgreSQL`). One reader now (to check the store),
@@ -490,6 +492,16 @@ public final class Dataset: @unchecked Sendable {
             guard let package = store as? GeoPackage else { throw ServiceError.notOnThisStore("the journal's state") }
             return try Journal(package: package).head()
         }
+    }
+
+    /// A key that changes with every journaled change of the data, whichever process made it,
+    /// and with `gpkg_contents.last_change` (which GDAL and QGIS stamp when they write): what
+    /// `GET /journal` answers as `key`, and what `/render.png`'s cache is keyed by.
+    public func changeKey() throws -> String {
+        let head = try journalHead()
+        let lastChange = kind == .geoPackage
+            ? try read { try $0.connection.scalarText("SELECT max(last_change) FROM gpkg_contents") ?? "" } : ""
+        return head.key + "/" + lastChange
     }
 
     /// How many journal notifications (`NOTIFY annolink_journal`, sent by every server's and

@@ -66,6 +66,7 @@ public struct JournalRoutes: Routes {
         let lastChange = dataset.kind == .geoPackage
             ? try dataset.read { try $0.connection.scalarText("SELECT max(last_change) FROM gpkg_contents") ?? "" } : ""
         var members: [(String, JSONText)] = [
+            // As `Dataset.changeKey()` makes it.
             ("key", .string(head.key + "/" + lastChange)),
             ("lastEntry", .integer(head.lastEntry)),
             ("undo", head.undo.map(json) ?? .null),

@@ -34,7 +34,8 @@ struct RenderTests {
         let object = try json(try Harness.annolink("render", path, out, "--center", Self.center, "--scale", "1:1200", "--json"))
         // The keys docs/cli.md documents.
         let documented: Set<String> = [
-            "path", "width", "height", "scale", "center", "features", "labels", "footprints", "highlighted", "seconds", "warnings",
+            "path", "width", "height", "scale", "center", "features", "featuresFromIndex", "labels", "labelsUnderMinimum", "footprints",
+            "highlighted", "seconds", "warnings",
         ]
         #expect(Set(object.keys) == documented)
         #expect((object["seconds"] as? Double ?? -1) > 0)

@@ -31,6 +31,7 @@ import verify  # noqa: E402
 import serve_bench  # noqa: E402
 import pg_bench  # noqa: E402
 import label_bench  # noqa: E402
+import overview_bench  # noqa: E402
 
 BENCH = ROOT / ".bench"
 # BENCH_ANNOLINK overrides the binary, to try a task with a debug build.
@@ -64,9 +65,9 @@ DATASETS = {
     "p1m": Dataset("p1m", 1_000_000, title="1 M parcels"),
 }
 QUICK = {"bulk": ["p100k"], "set": ["p100k"], "edit": ["p100k"], "check": ["p100k"], "render": ["p100k"], "serve": ["p100k"],
-         "pgbulk": ["p100k"], "pgserve": ["p100k"]}
+         "pgbulk": ["p100k"], "pgserve": ["p100k"], "overview": ["p100k"]}
 FULL = {"bulk": ["p100k", "l1m"], "set": ["p100k"], "edit": ["p100k", "p1m"], "check": ["p100k", "p1m"], "render": ["p1m"], "serve": ["p100k"],
-        "pgbulk": ["l1m"], "pgserve": ["p100k"], "labels": ["p100k"]}
+        "pgbulk": ["l1m"], "pgserve": ["p100k"], "labels": ["p100k"], "overview": ["p1m"]}
 # The bulk set: a street rename of the first 100,000 address points (all of p100k's).
 SET_COUNT = 100_000
 SET_NAME = "GREENWAY"
@@ -772,10 +773,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the 100 k parcel data (a few minutes)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3; at least 3 for a figure)")
     ap.add_argument("--edits", type=int, default=10, help="timed edits per variant and round (default 10)")
-    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve,pgbulk,pgserve,labels",
+    ap.add_argument("--tasks", default="bulk,set,edit,check,render,serve,pgbulk,pgserve,labels,overview",
                     help="comma-separated: bulk, set (bulk street rename), edit, check, render, serve (annolink serve against pygeoapi with wrk; edits through applyEdits), "
                          "pgbulk (translate on PostGIS against the same move by hand in psql), pgserve (applyEdits on PostGIS against a GeoPackage, 1 and 16 clients), "
-                         "labels (annotate --regenerate against QGIS's label engine on the same layers; not in --quick)")
+                         "labels (annotate --regenerate against QGIS's label engine on the same layers; not in --quick), "
+                         "overview (the editor's full-extent overview through serve against the 5 s query limit, render without a view)")
     ap.add_argument("--datasets", help="comma-separated datasets for every task: p10k, p100k, l1m, p1m")
     ap.add_argument("--rebuild-data", action="store_true", help="make the data again")
     args = ap.parse_args()
@@ -813,6 +815,7 @@ def main():
 
     edits = max(1, args.edits)
     serve_names = plan.pop("serve", [])
+    overview_names = plan.pop("overview", [])
     pg_plan = [(task, name) for task in ("pgbulk", "pgserve") for name in plan.pop(task, [])]
     cases = []
     for task, names in plan.items():
@@ -856,6 +859,11 @@ def main():
             sections += [serve_bench.run(DATASETS[name], ANNOLINK, work_root / f"serve-{name}", rounds=args.runs), ""]
         except Exception as e:                  # the other tasks' results stand
             sections += [f"### serve — {name}", "", f"failed: {type(e).__name__}: {e}"[:400], ""]
+    for name in overview_names:
+        try:
+            sections += [overview_bench.run(name, DATASETS[name].gpkg, ANNOLINK, work_root / f"overview-{name}", rounds=args.runs), ""]
+        except Exception as e:                  # the other tasks' results stand
+            sections += [f"### overview — {name}", "", f"failed: {type(e).__name__}: {e}"[:400], ""]
     for task, name in pg_plan:
         try:
             if task == "pgbulk":

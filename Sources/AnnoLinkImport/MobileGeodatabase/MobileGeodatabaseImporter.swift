@@ -34,6 +34,8 @@ public struct ImportReport: Sendable, Codable {
 public struct MobileGeodatabaseImporter {
     let source: Connection
     let package: GeoPackage
+    /// Told the table being written, its rows written so far and its rows in all.
+    let progress: (_ table: String, _ done: Int, _ total: Int) -> Void
     private var report = ImportReport()
 
     /// Whether `connection` is a mobile geodatabase: it has `GDB_Items` and `st_geometry_columns`.
@@ -48,13 +50,15 @@ public struct MobileGeodatabaseImporter {
     ]
 
     /// Imports every feature class of `source` into `package` (a new, empty GeoPackage) in one
-    /// transaction.
+    /// transaction. `progress` is told, table by table, how many of its rows are written (every
+    /// 1024th and the last) of how many.
     ///
     /// - Throws: `StoreError.invalidData` when the geodatabase lacks what an import needs,
     ///   `GeometryCodecError` naming the table and row of a blob that cannot be decoded, and
     ///   `SQLiteError`.
-    public static func run(source: Connection, into package: GeoPackage) throws -> ImportReport {
-        var importer = MobileGeodatabaseImporter(source: source, package: package)
+    public static func run(source: Connection, into package: GeoPackage,
+                           progress: @escaping (_ table: String, _ done: Int, _ total: Int) -> Void = { _, _, _ in }) throws -> ImportReport {
+        var importer = MobileGeodatabaseImporter(source: source, package: package, progress: progress)
         try package.connection.write {
             try importer.importAll()
             importer.report.notConverted += try ArcGISPlacementRecord.write(into: package)
@@ -62,9 +66,10 @@ public struct MobileGeodatabaseImporter {
         return importer.report
     }
 
-    private init(source: Connection, package: GeoPackage) {
+    private init(source: Connection, package: GeoPackage, progress: @escaping (_ table: String, _ done: Int, _ total: Int) -> Void) {
         self.source = source
         self.package = package
+        self.progress = progress
     }
 
     /// A feature class to import: its definition and geometry column.
@@ -253,7 +258,9 @@ public struct MobileGeodatabaseImporter {
             }
             _ = try insert.step()
             if let g = globalIDIndex, let id = rows.values[i][g].textValue { globalIDs[id.uppercased()] = objectID }
+            if (i + 1) & 1023 == 0 { progress(table.name, i + 1, rows.geometries.count) }
         }
+        progress(table.name, rows.geometries.count, rows.geometries.count)
         report.tables.append(.init(name: table.name, geometryTypeName: rows.kindName, srsID: table.srsID, rows: rows.geometries.count, isAnnotation: false))
         return globalIDs
     }
@@ -298,7 +305,8 @@ public struct MobileGeodatabaseImporter {
             throw StoreError.invalidData("\(name): its definition has no coordinate grid (XOrigin, YOrigin, XYScale)")
         }
         var unlinked = 0, withoutElement = 0
-        for row in rows {
+        for (done, row) in rows.enumerated() {
+            if done & 1023 == 0, done > 0 { progress(name, done, rows.count) }
             let objectID = row[0].integerValue ?? 0
             var values: [SQLValue] = [.integer(objectID)]
             if let blob = row[1].blobValue {
@@ -335,6 +343,7 @@ public struct MobileGeodatabaseImporter {
             try insert.bind(values)
             _ = try insert.step()
         }
+        progress(name, rows.count, rows.count)
         if unlinked > 0 { report.notConverted.append("\(name): \(unlinked) annotation rows have no origin feature; FeatureID is NULL") }
         if withoutElement > 0 { report.notConverted.append("\(name): \(withoutElement) rows have no readable Element baseline; AnchorX and AnchorY are NULL") }
         report.tables.append(.init(name: name, geometryTypeName: "POLYGON", srsID: featureClass.srsID, rows: rows.count, isAnnotation: true))

@@ -27,12 +27,15 @@ public enum SampleWriter {
         horizontalAlignment: 1, verticalAlignment: 2, referenceScale: 1200, placement: .line, placementOffset: 1.5)
 
     /// Writes the sample into `package` (a new, empty GeoPackage that already has the EPSG:2924
-    /// spatial reference system), in one transaction. `progress` is called with the number of
-    /// parcels written so far.
+    /// spatial reference system), in one transaction.
     ///
-    /// The annotation of both classes is generated with the annotation engine; `progress` is
-    /// then called with the number of features labelled.
-    public static func write(_ generator: SampleGenerator, into package: GeoPackage, progress: (Int) -> Void = { _ in }) throws -> SampleSummary {
+    /// The annotation of both classes is generated with the annotation engine. `progress` is
+    /// told each stage's words, what is done of it and its total when known: the parcels written
+    /// ("writing parcels", of the generator's), the features labelled per class ("labelling
+    /// address_points"), then the tables indexed ("indexing", of 4).
+    public static func write(_ generator: SampleGenerator, into package: GeoPackage,
+                             progress: (_ stage: String, _ done: Int, _ total: Int?) -> Void = { _, _, _ in })
+        throws -> SampleSummary {
         let srs = SampleGenerator.srsID
         var summary = SampleSummary()
         try package.connection.write {
@@ -71,7 +74,7 @@ public enum SampleWriter {
                 try insertPoint.bind(a.parcelID, at: 6)
                 _ = try insertPoint.step()
                 summary.addressPoints += 1
-                if summary.addressPoints % 4096 == 0 { progress(summary.addressPoints) }
+                if summary.addressPoints % 4096 == 0 { progress("writing parcels", summary.addressPoints, generator.parcels) }
             }, line: { l in
                 insertLine.reset()
                 let geometry = LineString([l.start, l.end])
@@ -82,17 +85,22 @@ public enum SampleWriter {
                 _ = try insertLine.step()
                 summary.parcelLines += 1
             })
-            progress(summary.addressPoints)
+            progress("writing parcels", summary.addressPoints, generator.parcels)
             let engine = AnnotationEngine(package: package)
             for compiled in try engine.allClasses() {
-                summary.annotationRows += try engine.generate(compiled).created
+                let stage = "labelling \(compiled.definition.originTable)"
+                let total = compiled.definition.originTable == points.name ? summary.addressPoints : summary.parcelLines
+                summary.annotationRows += try engine.generate(compiled) { progress(stage, $0, total) }.created
             }
             summary.warnings = engine.warnings
-            for name in [points.name, lines.name, addressClass.annotationTable, parcelLineClass.annotationTable] {
+            let indexed = [points.name, lines.name, addressClass.annotationTable, parcelLineClass.annotationTable]
+            for (done, name) in indexed.enumerated() {
+                progress("indexing", done, indexed.count)
                 let table = try package.featureTable(name)
                 try package.createSpatialIndex(table: table.name, column: table.geometryColumn)
                 try package.refreshContents(of: package.featureTable(name))
             }
+            progress("indexing", indexed.count, indexed.count)
         }
         return summary
     }

@@ -16,7 +16,9 @@ import Foundation
 ///   `MapContent.minimumTextPixels`, `subPixelFeaturesFromIndex`), and what was drawn said in
 ///   the headers `X-Annolink-Features`, `X-Annolink-Features-From-Index`, `X-Annolink-Labels`
 ///   and `X-Annolink-Labels-Under-Minimum`. A GeoPackage and a PostGIS database holding the
-///   same data answer the same picture.
+///   same data answer the same picture. The last few pictures are kept (`RenderCache`, by view
+///   and the data's change key): `X-Annolink-Cache` says `hit` when the answer is one of them,
+///   `miss` when it was drawn.
 ///
 /// The data's CRS is the service's: the CRS of its first feature layer, which the FeatureServer
 /// gives as the service's `spatialReference` and in which the page draws. Both are reads: with
@@ -92,6 +94,12 @@ enum GeoViewRoutes {
         case "true": overview = true
         case let other?: throw GeoViewRefusal(status: 400, detail: "overview '\(other)' is not true or false")
         }
+        // Keyed by the view and the data's change key read before drawing (RenderCache).
+        let changeKey = try dataset.changeKey()
+        let cacheKey = "\(minX),\(minY),\(maxX),\(maxY) \(width)x\(height) \(overview) \(changeKey)"
+        if let kept = dataset.renderCache.entry(cacheKey) {
+            return HTTPResponse(status: 200, headers: kept.headers + [("X-Annolink-Cache", "hit")], body: kept.png)
+        }
         let content = overview ? MapContent(minimumTextPixels: overviewMinimumTextPixels, subPixelFeaturesFromIndex: true) : MapContent()
         let (png, summary): ([UInt8], RenderSummary) = try dataset.readStore { store in
             let crs = try dataCRS(in: store)
@@ -107,7 +115,7 @@ enum GeoViewRoutes {
             return (try canvas.pngBytes(), summary)
         }
         let safeName = String(dataset.name.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) ? Character($0) : "_" })
-        return HTTPResponse(status: 200, headers: [
+        let headers: [(String, String)] = [
             ("Content-Type", "image/png"), ("Cache-Control", "no-store"),
             ("Content-Disposition", "attachment; filename=\"\(safeName.isEmpty ? "map" : safeName).png\""),
             ("X-Annolink-Features", String(summary.features)),
@@ -115,7 +123,9 @@ enum GeoViewRoutes {
             ("X-Annolink-Features-Sharing-Pixels", String(summary.featuresSharingPixels)),
             ("X-Annolink-Labels", String(summary.labels)),
             ("X-Annolink-Labels-Under-Minimum", String(summary.labelsUnderMinimum)),
-        ], body: png)
+        ]
+        dataset.renderCache.keep(RenderCache.Entry(png: png, headers: headers), for: cacheKey)
+        return HTTPResponse(status: 200, headers: headers + [("X-Annolink-Cache", "miss")], body: png)
     }
 
     /// The CRS the service publishes, as PROJ reads it: `EPSG:n`, or the WKT of a CRS without

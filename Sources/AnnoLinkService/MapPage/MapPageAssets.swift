@@ -108,9 +108,12 @@ enum MapPageAssets {
       const TOKEN_KEY = 'annolink.token';
       const FLIGHT_SECONDS = 0.6;
 
-      function showError(message) {
+      // A red banner over the map until dismissed; one of kind 'view' (a view that could not be
+      // drawn) also goes when a later view is drawn (finishView).
+      function showError(message, kind) {
         const box = document.createElement('div');
         box.className = 'error';
+        if (kind) box.dataset.kind = kind;
         const close = document.createElement('button');
         close.type = 'button';
         close.textContent = '×';
@@ -402,16 +405,38 @@ enum MapPageAssets {
         statusBox.textContent = text + '  1:' + Math.round(scaleDenominator());
         statusBox.title = detail || '';
         if (document.activeElement !== scaleInput) scaleInput.value = Math.round(scaleDenominator());
+        for (const box of errorsBox.querySelectorAll('.error[data-kind="view"]')) box.remove();
         // How many views have been drawn: tests wait on it.
         document.body.dataset.views = String(Number(document.body.dataset.views || 0) + 1);
+      }
+
+      // Draws the view now shown (drawView), or says it could not be (viewFailed); a view the
+      // user has already left says nothing.
+      async function refresh() {
+        const mine = ++generation;
+        try {
+          await drawView(mine);
+        } catch (e) {
+          if (mine === generation) viewFailed(describe(e));
+        }
+      }
+
+      // A view that could not be drawn (a count, a query or the overview refused: the server's
+      // query time limit, say): the status says so in place of the view's, and the banner shows
+      // the server's words until a later view is drawn.
+      function viewFailed(text) {
+        statusBox.textContent = 'view not drawn: ' + text + ' — pan or zoom to try again  1:' + Math.round(scaleDenominator());
+        statusBox.title = '';
+        showError('the view could not be drawn: ' + text, 'view');
+        // How many views have failed: tests wait on it.
+        document.body.dataset.failedViews = String(Number(document.body.dataset.failedViews || 0) + 1);
       }
 
       // Fetches and draws the view: first how many features of each layer meet it (the
       // R-tree's count, no feature read); when a layer has more than DENSE_LIMIT (or than one
       // page), the view is one image drawn by the server's renderer (the overview), else each
       // layer's features and the annotation big enough to read, one query per layer.
-      async function refresh() {
-        const mine = ++generation;
+      async function drawView(mine) {
         const geometry = envelope();
         const bounds = map.getBounds(), size = map.getSize();
         const readable = annotationLayers.filter(l => textPixels(l) >= MIN_TEXT_PX);

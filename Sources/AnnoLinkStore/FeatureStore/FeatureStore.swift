@@ -69,6 +69,11 @@ public protocol FeatureStore: AnyObject {
     /// a table without one is read whole.
     func forEachIndexedRow(_ table: FeatureTable, meeting box: Envelope?, size: IndexBoxSize, reading: IndexedRowReading,
                            _ body: (IndexedRow) throws -> Void) throws
+    /// The fid and index box of every row of `table` whose box meets `box` (nil: anywhere), the
+    /// same rows and boxes `forEachIndexedRow(table, meeting: box, size: .any, reading: .box)`
+    /// gives but in no set order: what an overview draws from the index alone. A store whose
+    /// index it can walk itself (a GeoPackage's R-tree nodes) answers without a query per row.
+    func forEachIndexBox(_ table: FeatureTable, meeting box: Envelope?, _ body: (_ fid: Int64, _ box: Envelope) throws -> Void) throws
     /// Inserts a feature (`fid` nil: the store chooses) and returns its fid.
     func insertFeature(_ table: FeatureTable, fid: Int64?, geometry: Geometry?, attributes: [String: SQLValue]) throws -> Int64
     /// Writes `geometry` (nil: kept) and `attributes` of feature `fid`.
@@ -152,6 +157,11 @@ public protocol FeatureStore: AnyObject {
 }
 
 extension FeatureStore {
+    /// Through `forEachIndexedRow`, in fid order.
+    public func forEachIndexBox(_ table: FeatureTable, meeting box: Envelope?, _ body: (_ fid: Int64, _ box: Envelope) throws -> Void) throws {
+        try forEachIndexedRow(table, meeting: box, size: .any, reading: .box) { try body($0.fid, $0.box) }
+    }
+
     /// One `feature(_:fid:meets:)` per fid, for a store whose reads cost no round trip.
     public func fids(of table: FeatureTable, among fids: [Int64], meeting condition: SQLCondition) throws -> Set<Int64> {
         Set(try fids.filter { try feature(table, fid: $0, meets: condition) })

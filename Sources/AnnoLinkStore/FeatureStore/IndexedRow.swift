@@ -12,6 +12,10 @@ public enum IndexBoxSize: Hashable, Sendable {
     case someSideAtLeast(Double)
     /// Boxes narrower and lower than this: the rest of `someSideAtLeast`.
     case bothSidesUnder(Double)
+    /// Boxes at least `across` on both sides, or at least `along` on one: the rest of the boxes
+    /// under `across` on their narrower side and under `along` on their longer (a picture draws
+    /// those from the box alone). With `along` equal to `across`, `someSideAtLeast(across)`.
+    case notThinAndShort(across: Double, along: Double)
 
     /// Whether `box` has a size this admits (its sides measured as `maxX - minX`, `maxY - minY`).
     public func admits(_ box: Envelope) -> Bool {
@@ -22,6 +26,7 @@ public enum IndexBoxSize: Hashable, Sendable {
         case .someSideUnder(let d): return width < d || height < d
         case .someSideAtLeast(let d): return width >= d || height >= d
         case .bothSidesUnder(let d): return width < d && height < d
+        case .notThinAndShort(let across, let along): return (width >= across && height >= across) || width >= along || height >= along
         }
     }
 }

@@ -79,6 +79,9 @@ extension GeoPackage {
         case .someSideUnder(let d): conditions.append("(r.maxx - r.minx < ? OR r.maxy - r.miny < ?)"); bindings += [.real(d), .real(d)]
         case .someSideAtLeast(let d): conditions.append("(r.maxx - r.minx >= ? OR r.maxy - r.miny >= ?)"); bindings += [.real(d), .real(d)]
         case .bothSidesUnder(let d): conditions.append("r.maxx - r.minx < ? AND r.maxy - r.miny < ?"); bindings += [.real(d), .real(d)]
+        case .notThinAndShort(let across, let along):
+            conditions.append("((r.maxx - r.minx >= ? AND r.maxy - r.miny >= ?) OR r.maxx - r.minx >= ? OR r.maxy - r.miny >= ?)")
+            bindings += [.real(across), .real(across), .real(along), .real(along)]
         }
         let window = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         if reading == .box {

@@ -293,12 +293,20 @@ public final class Connection {
     /// `sqlite3_backup_finish`.
     ///
     /// - Throws: `SQLiteError` when the destination cannot be written.
-    public func backup(to path: String) throws {
+    ///
+    /// `progress` is told the pages copied and the pages in all after every 4096 pages (16 MiB
+    /// of 4 KiB pages) and at the end.
+    public func backup(to path: String, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws {
         let destination = try Connection(path: path, mode: .create, journalMode: nil)
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             throw destination.lastError()
         }
-        let rc = sqlite3_backup_step(backup, -1)
+        var rc: Int32
+        repeat {
+            rc = sqlite3_backup_step(backup, 4096)
+            let total = Int(sqlite3_backup_pagecount(backup))
+            progress(total - Int(sqlite3_backup_remaining(backup)), total)
+        } while rc == SQLITE_OK
         let finish = sqlite3_backup_finish(backup)
         guard rc == SQLITE_DONE, finish == SQLITE_OK else { throw destination.lastError(code: rc == SQLITE_DONE ? finish : rc) }
     }
