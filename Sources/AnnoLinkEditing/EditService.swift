@@ -16,6 +16,9 @@ public final class EditService {
     private var transformer: CoordinateTransformer?
     private var journalStorage: (any EditJournal)?
     var geometryEngineStorage: GeometryEngine?
+    /// Whether a location outside the area of use of a table's CRS, or far outside its extent,
+    /// is written anyway (`annolink … --force`); false: refused (`checkNearData`).
+    public var allowsDistantLocations = false
 
     public init(store: any FeatureStore) {
         self.store = store
@@ -211,6 +214,7 @@ public final class EditService {
         let table = try store.featureTable(name)
         guard table.geometryKind == .point else { throw EditError.notAPointTable(table: table.name, geometryType: table.geometryTypeName) }
         guard point.isFinite else { throw EditError.nonFiniteCoordinate("\(point.x), \(point.y)") }
+        try checkNearData(.point(point), crs: crs, in: table)
         return try perform(command: command, summary: "move \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             let matched = try match(.point(point), crs: crs, stored: before.geometry, in: table)
@@ -241,6 +245,7 @@ public final class EditService {
             throw EditError.notALineTable(table: table.name, geometryType: table.geometryTypeName)
         }
         let target = try location(point, crs: crs, for: table)
+        try checkNearData(.point(point), crs: crs, in: table)
         return try perform(command: command, summary: "move \(vertex.rawValue) vertex of \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             var line: LineString
@@ -293,6 +298,7 @@ public final class EditService {
     ///   geometry.
     public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, crs: String? = nil, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
+        try checkNearData(geometry, crs: crs, in: table)
         return try perform(command: command, summary: "reshape \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             let matched = try match(geometry, crs: crs, stored: before.geometry, in: table)
@@ -321,6 +327,7 @@ public final class EditService {
             guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }
             shape = try coordinateTransformer().transform(geometry, from: crs, to: crsName(of: table))
         }
+        try checkNearData(geometry, crs: crs, in: table)
         let finalShape = shape
         return try perform(command: command, summary: "add a feature to \(table.name)") {
             try validate(finalShape, for: table)
