@@ -298,13 +298,14 @@ public final class EditService {
     ///   geometry.
     public func replaceGeometry(table name: String, fid: Int64, geometry: Geometry, crs: String? = nil, command: String) throws -> EditResult {
         let table = try store.featureTable(name)
-        try checkNearData(geometry, crs: crs, in: table)
         return try perform(command: command, summary: "reshape \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             let matched = try match(geometry, crs: crs, stored: before.geometry, in: table)
             if matched.unchanged { return unchangedResult(.reshape, table, fid: fid, geometry: before.geometry) }
             let shape = matched.geometry
             try validate(shape, for: table)
+            // After the geometry's own faults (its kind, GEOS's validity), which say more.
+            try checkNearData(geometry, crs: crs, in: table)
             try store.updateFeature(table, fid: fid, geometry: shape, attributes: [:])
             var result = EditResult(kind: .reshape, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: shape)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
@@ -327,10 +328,11 @@ public final class EditService {
             guard geometry.isFinite else { throw EditError.nonFiniteCoordinate("in the geometry") }
             shape = try coordinateTransformer().transform(geometry, from: crs, to: crsName(of: table))
         }
-        try checkNearData(geometry, crs: crs, in: table)
         let finalShape = shape
         return try perform(command: command, summary: "add a feature to \(table.name)") {
             try validate(finalShape, for: table)
+            // After the geometry's own faults (its kind, GEOS's validity), which say more.
+            try checkNearData(geometry, crs: crs, in: table)
             let fid = try store.insertFeature(table, fid: nil, geometry: finalShape, attributes: parsed)
             var result = EditResult(kind: .add, table: table.name, fid: fid, newGeometry: finalShape)
             result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: .null, new: parsed[$0]!) }
