@@ -25,6 +25,9 @@ struct MapEditorTrapsTests {
     service = base + "/arcgis/rest/services/loudoun/FeatureServer"
     d = chromium(1280, 800)
     out = {}
+    # When each step ended, seconds from the start: where a slow run spent its time.
+    began = time.time()
+    marks = out["marks"] = []
     def shown(element_id):
         found = d.find_elements(By.ID, element_id)
         return bool(found) and found[0].is_displayed()
@@ -61,6 +64,7 @@ struct MapEditorTrapsTests {
         tap(p["x"], p["y"], 6, -5)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".identify-list button") or d.find_elements(By.CSS_SELECTOR, ".leaflet-popup .feature-form"))
         out["listBefore"] = len(d.find_elements(By.CSS_SELECTOR, ".identify-list button"))
+        marks.append(['listBefore', round(time.time() - began, 1)])
         d.execute_script("annolinkMap.closePopup()")
         # Only the address points left on: the others are not drawn, and the same tap opens 831's popup at once.
         for b in boxes:
@@ -81,6 +85,7 @@ struct MapEditorTrapsTests {
         drawn_after(lambda: form.find_element(By.NAME, "update").click())
         wait.until(lambda d: "AD_ADDRESS" in journal_undo()["title"])
         out["undoAfterUpdate"] = journal_undo()
+        marks.append(['undoAfterUpdate', round(time.time() - began, 1)])
         # The hidden layers are remembered across a reload.
         d.get(base + "/")
         wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
@@ -95,6 +100,7 @@ struct MapEditorTrapsTests {
         layer = Select(d.find_element(By.ID, "sketch-layer"))
         layer.select_by_value("Loudoun_Address_Points_1")
         out["offeredPoints"] = offered()
+        marks.append(['offeredPoints', round(time.time() - began, 1)])
         layer.select_by_value("ParcelLines_1")
         out["offeredLines"] = offered()
         layer.select_by_value("Loudoun_Buildings_1")
@@ -110,6 +116,7 @@ struct MapEditorTrapsTests {
         out["saved"] = json.loads(body("data-sketch-saved"))
         wait.until(lambda d: journal_undo()["enabled"] and "add" in journal_undo()["title"])
         out["journalUndoIdle"] = journal_undo()
+        marks.append(['journalUndoIdle', round(time.time() - began, 1)])
         layer.select_by_value("ParcelLines_1")
         answered(lambda: d.find_element(By.ID, "sketch-new-polyline").click())
         answered(lambda: d.find_element(By.ID, "sketch-button").click())
@@ -125,11 +132,13 @@ struct MapEditorTrapsTests {
         out["journalAfterUndo"] = get(base + "/journal")
         answered(lambda: ActionChains(d).key_down(Keys.CONTROL).key_down(Keys.SHIFT).send_keys("z").key_up(Keys.SHIFT).key_up(Keys.CONTROL).perform())
         out["sketchAfterRedo"] = state()["parts"]
+        marks.append(['sketchAfterRedo', round(time.time() - began, 1)])
         out["journalAfterRedo"] = get(base + "/journal")
         d.find_element(By.ID, "sketch-cancel").click()
         wait.until(lambda d: state() is None and idle())
         out["journalUndoAfterCancel"] = journal_undo()
         out["undoButtonsAfterCancel"] = undo_buttons()
+        marks.append(['undoButtonsAfterCancel', round(time.time() - began, 1)])
         out["errors"] = d.find_element(By.ID, "errors").text
         out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
     finally:
