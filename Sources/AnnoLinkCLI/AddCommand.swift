@@ -44,10 +44,11 @@ struct AddCommand: ParsableCommand {
         table's own); one that contradicts the spatialReference is refused
         """)
     static let values = ArgumentDeclaration.remainingPositionals("FIELD=VALUE")
-    static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, EditOutput.allowEmpty, EditOutput.dryRun, MoveCommand.json]
+    static let arguments = [SetCommand.file, SetCommand.table, geometry, crs, values, EditOutput.allowEmpty, EditOutput.force, EditOutput.dryRun, MoveCommand.json]
 
     var json: Bool
     var dryRun: Bool
+    var force: Bool
     var allowEmpty: Bool
     var geometryText: String
     var crs: String?
@@ -62,6 +63,7 @@ struct AddCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(MoveCommand.json)
         dryRun = arguments.flag(EditOutput.dryRun)
+        force = arguments.flag(EditOutput.force)
         allowEmpty = arguments.flag(EditOutput.allowEmpty)
         geometryText = try arguments.required(Self.geometry)
         crs = try arguments.option(Self.crs)
@@ -81,6 +83,7 @@ struct AddCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(store: try StoreTarget.open(path))
+        service.allowsDistantLocations = force
         let request = AddFeature(table: table, geometry: input.geometry, crs: try input.referenceSystem(given: crs), values: values,
                                  allowEmpty: allowEmpty, command: EditOutput.commandLine)
         let result = try EditOutput.run(request, in: service, dryRun: dryRun)

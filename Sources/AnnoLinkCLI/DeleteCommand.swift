@@ -31,10 +31,11 @@ struct DeleteCommand: ParsableCommand {
         what changed (see 'annolink set --help': one feature's or, with a
         selection, the bulk form with "edit": "delete")
         """)
-    static let arguments = FeatureOperand.argumentsWithCRS + [EditOutput.dryRun, json] + SelectionOptions.arguments
+    static let arguments = FeatureOperand.argumentsWithCRS + [EditOutput.force, EditOutput.dryRun, json] + SelectionOptions.arguments
 
     var json: Bool
     var dryRun: Bool
+    var force: Bool
     /// One feature (`TABLE FID`), or nil with a selection.
     var feature: FeatureOperand?
     var selectionOptions: SelectionOptions
@@ -45,6 +46,7 @@ struct DeleteCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         dryRun = arguments.flag(EditOutput.dryRun)
+        force = arguments.flag(EditOutput.force)
         selectionOptions = try SelectionOptions(parsing: &arguments)
         if selectionOptions.isGiven {
             path = try arguments.positional(SetCommand.file)
@@ -65,12 +67,14 @@ struct DeleteCommand: ParsableCommand {
     func run() throws -> ExitStatus {
         if let feature {
             let service = EditService(store: try StoreTarget.open(feature.path))
+            service.allowsDistantLocations = force
             let fid = try feature.resolve(with: service)
             let request = DeleteFeature(table: feature.table, fid: fid, command: EditOutput.commandLine)
             try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
             return .success
         }
         let service = EditService(store: try StoreTarget.open(path))
+        service.allowsDistantLocations = force
         let request = DeleteFeatures(table: table, selection: selection!, reportChanges: json || dryRun, command: EditOutput.commandLine)
         let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }
         try EditOutput.print(result, json: json, warnings: service.annotation.warnings)

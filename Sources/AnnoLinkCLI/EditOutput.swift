@@ -52,6 +52,14 @@ enum EditOutput {
         print exactly what would change (fields; annotation text,
         anchor and angle before -> after) and write nothing
         """)
+    /// `--force`, for the commands that take a location: write (or search) a location outside
+    /// the area of use of the table's CRS or far outside its extent (docs/cli.md, "Locations
+    /// far from the data").
+    static let force = ArgumentDeclaration.flag("--force", help: """
+        take a location outside the area of use of the table's CRS, or
+        more than 10 times the table's size from its extent (refused
+        otherwise: coordinates given without their --crs)
+        """)
     /// `--allow-empty`, for the commands that set fields.
     static let allowEmpty = ArgumentDeclaration.flag("--allow-empty", help: """
         set NULL or an empty or blank text even for a field that a

@@ -73,7 +73,12 @@ extension AnnoLinkCommand {
     /// can be set anyway with `--allow-empty` (a browser or a service client has no such flag,
     /// so the edit service's own message does not name it).
     static func cliHint(_ error: EditError) -> String {
-        if case .emptyLabelValue = error { " (--allow-empty sets it anyway)" } else { "" }
+        switch error {
+        case .emptyLabelValue: " (--allow-empty sets it anyway)"
+        case .distantLocation(_, _, _, let looksLikeDegrees):
+            looksLikeDegrees ? ": give --crs EPSG:4326 if they are (--force writes it anyway)" : " (--force writes it anyway)"
+        default: ""
+        }
     }
 
     /// Lines to show under the `error:` line, indented: the candidates of an ambiguous
@@ -181,7 +186,7 @@ extension EditError {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .firstVertexChanged, .notOneSegment,
             .annotationGeometry, .nonFiniteCoordinate, .coordinateOutOfRange,
             .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
-            .conflictingCRS, .emptyLabelValue:
+            .conflictingCRS, .emptyLabelValue, .distantLocation:
             .dataError
         }
     }

@@ -33,10 +33,11 @@ struct MoveCommand: ParsableCommand {
         string (default: the table's own CRS); projected with PROJ
         """)
     static let json = ArgumentDeclaration.flag("--json", help: "what changed (see 'annolink set --help')")
-    static let arguments = FeatureOperand.arguments + [to, crs, EditOutput.dryRun, json]
+    static let arguments = FeatureOperand.arguments + [to, crs, EditOutput.force, EditOutput.dryRun, json]
 
     var json: Bool
     var dryRun: Bool
+    var force: Bool
     var toText: String
     var crs: String?
     var feature: FeatureOperand
@@ -45,6 +46,7 @@ struct MoveCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         dryRun = arguments.flag(EditOutput.dryRun)
+        force = arguments.flag(EditOutput.force)
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
         feature = try FeatureOperand(parsing: &arguments, crs: crs)
@@ -57,6 +59,7 @@ struct MoveCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(store: try StoreTarget.open(feature.path))
+        service.allowsDistantLocations = force
         let fid = try feature.resolve(with: service)
         let result = try EditOutput.run(MovePoint(table: feature.table, fid: fid, to: point, crs: crs, command: EditOutput.commandLine),
                                         in: service, dryRun: dryRun)

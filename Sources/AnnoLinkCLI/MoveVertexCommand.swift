@@ -27,10 +27,11 @@ struct MoveVertexCommand: ParsableCommand {
     static let to = ArgumentDeclaration.option("--to", value: "X,Y", required: true, help: "where the vertex goes (--at, instead of FID, picks the line)")
     static let crs = ArgumentDeclaration.option("--crs", value: "CRS", help: "the CRS of --to and of --at (default: the table's own)")
     static let vertex = ArgumentDeclaration.option("--vertex", value: "last|nearest", help: "which end moves (default last)")
-    static let arguments = FeatureOperand.arguments + [to, crs, vertex, EditOutput.dryRun, MoveCommand.json]
+    static let arguments = FeatureOperand.arguments + [to, crs, vertex, EditOutput.force, EditOutput.dryRun, MoveCommand.json]
 
     var json: Bool
     var dryRun: Bool
+    var force: Bool
     var toText: String
     var crs: String?
     var vertex: EditService.VertexChoice
@@ -40,6 +41,7 @@ struct MoveVertexCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(MoveCommand.json)
         dryRun = arguments.flag(EditOutput.dryRun)
+        force = arguments.flag(EditOutput.force)
         toText = try arguments.required(Self.to)
         crs = try arguments.option(Self.crs)
         vertex = try arguments.option(Self.vertex, as: "last or nearest") { EditService.VertexChoice(rawValue: $0) } ?? .last
@@ -53,6 +55,7 @@ struct MoveVertexCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let service = EditService(store: try StoreTarget.open(feature.path))
+        service.allowsDistantLocations = force
         let fid = try feature.resolve(with: service)
         let result = try EditOutput.run(MoveVertex(table: feature.table, fid: fid, to: point, crs: crs, vertex: vertex, command: EditOutput.commandLine),
                                         in: service, dryRun: dryRun)

@@ -56,10 +56,11 @@ struct SetCommand: ParsableCommand {
         "deleted", "reclassified"}, "changes": [one object as above per
         feature], "dryRun", "journalEntry"}
         """)
-    static let arguments = FeatureOperand.argumentsWithCRS + [values, EditOutput.allowEmpty, EditOutput.dryRun, json] + SelectionOptions.arguments
+    static let arguments = FeatureOperand.argumentsWithCRS + [values, EditOutput.allowEmpty, EditOutput.force, EditOutput.dryRun, json] + SelectionOptions.arguments
 
     var json: Bool
     var dryRun: Bool
+    var force: Bool
     var allowEmpty: Bool
     /// One feature (`TABLE FID`), or nil with a selection.
     var feature: FeatureOperand?
@@ -73,6 +74,7 @@ struct SetCommand: ParsableCommand {
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag(Self.json)
         dryRun = arguments.flag(EditOutput.dryRun)
+        force = arguments.flag(EditOutput.force)
         allowEmpty = arguments.flag(EditOutput.allowEmpty)
         selectionOptions = try SelectionOptions(parsing: &arguments)
         if selectionOptions.isGiven {
@@ -97,12 +99,14 @@ struct SetCommand: ParsableCommand {
     func run() throws -> ExitStatus {
         if let feature {
             let service = EditService(store: try StoreTarget.open(feature.path))
+            service.allowsDistantLocations = force
             let fid = try feature.resolve(with: service)
             let request = SetFields(table: feature.table, fid: fid, values: values, allowEmpty: allowEmpty, command: EditOutput.commandLine)
             try EditOutput.print(try EditOutput.run(request, in: service, dryRun: dryRun), json: json, warnings: service.annotation.warnings)
             return .success
         }
         let service = EditService(store: try StoreTarget.open(path))
+        service.allowsDistantLocations = force
         let request = SetFieldsBulk(table: table, selection: selection!, values: values, allowEmpty: allowEmpty, reportChanges: json || dryRun,
                                     command: EditOutput.commandLine)
         let result = try EditOutput.runBulk(in: service, dryRun: dryRun) { try request.run(in: service, progress: $0) }

@@ -38,6 +38,11 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `candidates` lists those within the tolerance, nearest first, `more` how many were left off.
     case ambiguousLocation(table: String, location: String, tolerance: Double, candidates: [LocationCandidate], more: Int)
 
+    /// A location outside the area of use of the table's CRS or far outside the table's extent
+    /// (`EditService.checkNearData`); `looksLikeDegrees` when its numbers could be longitude
+    /// and latitude given without their CRS.
+    case distantLocation(table: String, location: String, reasons: [String], looksLikeDegrees: Bool)
+
     /// A geometry's Esri JSON `spatialReference` names another CRS than the one given with it.
     case conflictingCRS(given: String, spatialReference: String)
 
@@ -73,6 +78,9 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
         case .nonFiniteCoordinate(let text): "coordinates must be finite numbers, not \(text)"
         case .coordinateOutOfRange(let table, let value, let limit, let unit):
             "coordinate \(String(format: "%g", value)) is outside what the CRS of \(table) can hold (at most ±\(String(format: "%.0f", limit)) \(unit))"
+        case .distantLocation(let table, let location, let reasons, let looksLikeDegrees):
+            "\(location) is far from where \(table) can be: \(reasons.joined(separator: "; "))" +
+                (looksLikeDegrees ? "; the numbers look like longitude and latitude (EPSG:4326), not coordinates of the table's CRS" : "")
         case .invalidSelection(let reason): "invalid selection: \(reason)"
         case .emptySelection(let text): text
         case .conflictingCRS(let given, let reference):

@@ -16,6 +16,9 @@ public final class EditService {
     private var transformer: CoordinateTransformer?
     private var journalStorage: (any EditJournal)?
     var geometryEngineStorage: GeometryEngine?
+    /// Whether a location outside the area of use of a table's CRS, or far outside its extent,
+    /// is written anyway (`annolink … --force`); false: refused (`checkNearData`).
+    public var allowsDistantLocations = false
 
     public init(store: any FeatureStore) {
         self.store = store
@@ -211,6 +214,7 @@ public final class EditService {
         let table = try store.featureTable(name)
         guard table.geometryKind == .point else { throw EditError.notAPointTable(table: table.name, geometryType: table.geometryTypeName) }
         guard point.isFinite else { throw EditError.nonFiniteCoordinate("\(point.x), \(point.y)") }
+        try checkNearData(.point(point), crs: crs, in: table)
         return try perform(command: command, summary: "move \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             let matched = try match(.point(point), crs: crs, stored: before.geometry, in: table)
@@ -241,6 +245,7 @@ public final class EditService {
             throw EditError.notALineTable(table: table.name, geometryType: table.geometryTypeName)
         }
         let target = try location(point, crs: crs, for: table)
+        try checkNearData(.point(point), crs: crs, in: table)
         return try perform(command: command, summary: "move \(vertex.rawValue) vertex of \(table.name) fid \(fid)") {
             let before = try store.feature(table, fid: fid)
             var line: LineString
@@ -299,6 +304,8 @@ public final class EditService {
             if matched.unchanged { return unchangedResult(.reshape, table, fid: fid, geometry: before.geometry) }
             let shape = matched.geometry
             try validate(shape, for: table)
+            // After the geometry's own faults (its kind, GEOS's validity), which say more.
+            try checkNearData(geometry, crs: crs, in: table)
             try store.updateFeature(table, fid: fid, geometry: shape, attributes: [:])
             var result = EditResult(kind: .reshape, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: shape)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry)
@@ -324,6 +331,8 @@ public final class EditService {
         let finalShape = shape
         return try perform(command: command, summary: "add a feature to \(table.name)") {
             try validate(finalShape, for: table)
+            // After the geometry's own faults (its kind, GEOS's validity), which say more.
+            try checkNearData(geometry, crs: crs, in: table)
             let fid = try store.insertFeature(table, fid: nil, geometry: finalShape, attributes: parsed)
             var result = EditResult(kind: .add, table: table.name, fid: fid, newGeometry: finalShape)
             result.fields = parsed.keys.sorted().map { EditResult.FieldChange(name: $0, old: .null, new: parsed[$0]!) }

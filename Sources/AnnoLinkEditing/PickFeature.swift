@@ -39,6 +39,8 @@ public struct PickFeature: EditRequest {
         let candidates = Self.candidates(found, annotation: searched.isAnnotation)
         let place = "\(Self.format(location.x)),\(Self.format(location.y))\(crs.map { " (\($0))" } ?? "")"
         guard let nearest = candidates.first else {
+            // Nothing near, because the location is nowhere near the data: say that instead.
+            try service.checkNearData(.point(location), crs: crs, in: service.store.featureTable(searched.table))
             // What is farther, so that the user sees how far off the location was: the window
             // grows tenfold up to 1000 times the tolerance.
             var farther: [EditError.LocationCandidate] = []

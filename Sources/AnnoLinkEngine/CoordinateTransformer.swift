@@ -19,6 +19,7 @@ public final class CoordinateTransformer {
     public let acceptsPROJStrings: Bool
     private var transformations: [TransformationKey: Transformation] = [:]
     private var systems: [String: CoordinateReferenceSystem] = [:]
+    private var areas: [String: AreaOfUse?] = [:]
 
     private struct TransformationKey: Hashable {
         var source: String
@@ -88,6 +89,24 @@ public final class CoordinateTransformer {
         let transformation = Transformation(source: sourceSystem, target: targetSystem, operation: normalized)
         transformations[key] = transformation
         return transformation
+    }
+
+    /// The area where the CRS `definition` is meant to be used (EPSG's area of use), from
+    /// PROJ's database; nil when PROJ records none (WKT without an identifier, a PROJ string).
+    /// Cached per definition string.
+    /// - Throws: as `referenceSystem(_:)` for a definition PROJ does not take. Wraps
+    ///   `proj_get_area_of_use`.
+    public func areaOfUse(_ definition: String) throws -> AreaOfUse? {
+        if let known = areas[definition] { return known }
+        let crs = try makeCRS(definition)
+        var west = 0.0, south = 0.0, east = 0.0, north = 0.0
+        var name: UnsafePointer<CChar>?
+        let found = context.call { proj_get_area_of_use($0, crs.raw, &west, &south, &east, &north, &name) } != 0
+        // PROJ answers -1000 for an edge it does not know.
+        let area = found && [west, south, east, north].allSatisfy({ $0 > -1000 && $0.isFinite })
+            ? AreaOfUse(west: west, south: south, east: east, north: north, name: name.map { String(cString: $0) }) : nil
+        areas[definition] = area
+        return area
     }
 
     /// `point` from `source` to `target` (units of each CRS).

@@ -235,3 +235,10 @@ PJ_COORD proj_trans(PJ *P, PJ_DIRECTION direction, PJ_COORD coord) {
     if (!f) { f = (PJ_COORD (*)(PJ *P, PJ_DIRECTION direction, PJ_COORD coord))symbol("proj_trans"); __atomic_store_n(&fn, f, __ATOMIC_RELEASE); }
     return f(P, direction, coord);
 }
+
+int proj_get_area_of_use(PJ_CONTEXT *ctx, const PJ *obj, double *out_west_lon_degree, double *out_south_lat_degree, double *out_east_lon_degree, double *out_north_lat_degree, const char **out_area_name) {
+    static int (*fn)(PJ_CONTEXT *ctx, const PJ *obj, double *out_west_lon_degree, double *out_south_lat_degree, double *out_east_lon_degree, double *out_north_lat_degree, const char **out_area_name);
+    __typeof__(fn) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+    if (!f) { f = (int (*)(PJ_CONTEXT *ctx, const PJ *obj, double *out_west_lon_degree, double *out_south_lat_degree, double *out_east_lon_degree, double *out_north_lat_degree, const char **out_area_name))symbol("proj_get_area_of_use"); __atomic_store_n(&fn, f, __ATOMIC_RELEASE); }
+    return f(ctx, obj, out_west_lon_degree, out_south_lat_degree, out_east_lon_degree, out_north_lat_degree, out_area_name);
+}

@@ -285,12 +285,16 @@ struct CommandParsingTests {
             """))
         #expect(SetCommand.help.contains("\nselection (exactly one):\n  --fids 1,2,3 "))
         #expect(SetCommand.help.contains("\n  --dry-run ") && SetCommand.help.contains("\n  --allow-empty "))
-        #expect(MoveCommand.help.hasPrefix("usage: annolink move FILE.gpkg TABLE (FID | --at X,Y) --to X,Y [--crs CRS] [--dry-run] [--json]\n"))
+        #expect(MoveCommand.help.hasPrefix("""
+            usage: annolink move FILE.gpkg TABLE (FID | --at X,Y) --to X,Y [--crs CRS] [--force] [--dry-run]
+                                 [--json]
+
+            """))
         #expect(IdentifyCommand.help.hasPrefix(
             "usage: annolink identify FILE.gpkg X,Y [--crs CRS] [--tolerance D] [--table T] [--json]\n"))
         #expect(AddCommand.help.hasPrefix("""
             usage: annolink add FILE.gpkg TABLE --geometry WKT|GEOJSON|ESRIJSON [--crs CRS] [FIELD=VALUE...]
-                                [--allow-empty] [--dry-run] [--json]
+                                [--allow-empty] [--force] [--dry-run] [--json]
 
             """))
         for help in [MoveCommand.help, MoveVertexCommand.help, DeleteCommand.help, CheckCommand.help, AnnotateCommand.help] {

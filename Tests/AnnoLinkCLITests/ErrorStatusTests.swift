@@ -87,6 +87,10 @@ struct ErrorStatusTests {
                                              candidates: [.init(fid: 1, distance: 0), .init(fid: 2, distance: 0)], more: 0), .dataError),
             Case(EditError.emptyLabelValue(table: "roads", field: "Name", annotationTable: "roads_anno", classID: 0, className: "Default",
                                            expression: "$feature.Name"), .dataError),
+            Case(EditError.distantLocation(table: "roads", location: "-77.41,39.02 (EPSG:2924)", reasons: ["outside the area of use of EPSG:2924"],
+                                           looksLikeDegrees: true), .dataError),
+            Case(EditError.distantLocation(table: "roads", location: "1e7,1e7 (EPSG:2924)", reasons: ["outside the area of use of EPSG:2924"],
+                                           looksLikeDegrees: false), .dataError),
 
             Case(CheckError.noAnnotationClasses(annotationTables: ["roads_anno"]), .dataError),
             Case(CheckError.notAnnotated(table: "roads"), .dataError),
@@ -188,8 +192,14 @@ struct ErrorStatusTests {
         for entry in Self.cases {
             let (message, status) = AnnoLinkCommand.describe(entry.error)
             #expect(status == entry.status, "\(type(of: entry.error)) \(entry.error)")
-            // The one addition: what the command line offers against an empty label value.
-            let hint = if case EditError.emptyLabelValue = entry.error { " (--allow-empty sets it anyway)" } else { "" }
+            // The additions: what the command line offers against an empty label value and a
+            // location far from the data.
+            let hint = switch entry.error {
+            case EditError.emptyLabelValue: " (--allow-empty sets it anyway)"
+            case EditError.distantLocation(_, _, _, true): ": give --crs EPSG:4326 if they are (--force writes it anyway)"
+            case EditError.distantLocation(_, _, _, false): " (--force writes it anyway)"
+            default: ""
+            }
             #expect(message == String(describing: entry.error) + hint, "\(type(of: entry.error))")
             #expect(!message.contains("\n"))
         }

@@ -235,10 +235,11 @@ struct FeatureServerEdits {
             return outcomes
         }
         struct RolledBack: Error {}
-        let counts = "\(edits.filter { $0.kind == .add }.count) adds, \(edits.filter { $0.kind == .update }.count) updates, " +
-            "\(edits.filter { $0.kind == .delete }.count) deletes"
+        let summary = "applyEdits: " + Self.summary(of: edits.enumerated().map { i, edit in
+            describe(edit, layer: layers[edit.layerID], service: service, readingRow: i < Self.updatesReadForSummary)
+        })
         do {
-            _ = try service.inOneTransaction(command: command, summary: "applyEdits: \(counts)") {
+            _ = try service.inOneTransaction(command: command, summary: summary) {
                 // The features the batch updates or deletes, taken in one order first, so
                 // that two batches naming them in opposite orders do not deadlock.
                 try service.lockFeatures(edits.compactMap { edit in
@@ -352,7 +353,7 @@ struct FeatureServerEdits {
     /// The `FIELD=VALUE` texts of a feature's attributes: the object id left out, and for an
     /// update the fields whose value does not change left out too (so that an annotation row
     /// is marked as set by hand only for what the person changed).
-    private func assignments(_ feature: JSONInput, layer: FeatureServerLayer, current: Feature?) throws -> [FieldAssignment] {
+    func assignments(_ feature: JSONInput, layer: FeatureServerLayer, current: Feature?) throws -> [FieldAssignment] {
         guard let attributes = feature["attributes"], attributes != .null else { return [] }
         guard case .object(let members) = attributes else { throw FeatureEditRefusal.notAnArray("\"attributes\" must be an object") }
         var result: [FieldAssignment] = []

@@ -252,6 +252,20 @@ enum MapPageAssets {
       let svg;
       let moving = null;            // {layer, oid} while "Move" waits for its tap
 
+      // Layer visibility (the layer list, MapPageLayers, shows and changes it): the names of the
+      // hidden layers, kept per dataset in the browser's localStorage. A hidden layer is not
+      // fetched nor drawn, and a tap does not identify it.
+      const HIDDEN_KEY = 'annolink.hidden.' + document.body.dataset.dataset;
+      const hidden = new Set((() => {
+        try { return JSON.parse(localStorage.getItem(HIDDEN_KEY) || '[]'); } catch (e) { return []; }
+      })());
+      function isVisible(layer) { return !hidden.has(layer.name); }
+      async function setVisible(layer, visible) {
+        if (visible) hidden.delete(layer.name); else hidden.add(layer.name);
+        try { localStorage.setItem(HIDDEN_KEY, JSON.stringify(Array.from(hidden))); } catch (e) { /* kept for this page only */ }
+        await refresh();
+      }
+
       async function start() {
         annolink.caller = await checkCaller();
         const info = await get('', {});
@@ -439,9 +453,10 @@ enum MapPageAssets {
       async function drawView(mine) {
         const geometry = envelope();
         const bounds = map.getBounds(), size = map.getSize();
-        const readable = annotationLayers.filter(l => textPixels(l) >= MIN_TEXT_PX);
-        const tooSmall = annotationLayers.filter(l => !readable.includes(l));
-        const counted = featureLayers.concat(readable);
+        const shown = featureLayers.filter(isVisible);
+        const readable = annotationLayers.filter(l => isVisible(l) && textPixels(l) >= MIN_TEXT_PX);
+        const tooSmall = annotationLayers.filter(l => isVisible(l) && !readable.includes(l));
+        const counted = shown.concat(readable);
         const counts = await Promise.all(counted.map(layer => get('/' + layer.id + '/query', { where: '1=1',
           geometry: geometry, geometryType: 'esriGeometryEnvelope', spatialRel: 'esriSpatialRelEnvelopeIntersects',
           returnCountOnly: 'true' }).then(a => a.count)));
@@ -456,14 +471,14 @@ enum MapPageAssets {
           outFields: layer.type === 'Annotation Layer' ? '*' : layer.objectIdField,
           returnGeometry: layer.type === 'Annotation Layer' ? 'false' : 'true' });
         const [features, annotation] = await Promise.all([
-          Promise.all(featureLayers.map(ask)), Promise.all(readable.map(ask))]);
+          Promise.all(shown.map(ask)), Promise.all(readable.map(ask))]);
         if (mine !== generation) return;
         removeOverlay();
         document.body.dataset.overview = 'false';
         const truncated = [];
-        featureLayers.forEach((layer, i) => {
+        for (const group of drawn.values()) group.clearLayers();
+        shown.forEach((layer, i) => {
           const group = drawn.get(layer.id);
-          group.clearLayers();
           for (const feature of features[i].features) {
             const shape = leafletShape(layer, feature.geometry);
             if (shape) group.addLayer(shape);
@@ -608,18 +623,19 @@ enum MapPageAssets {
         return texts;
       }
 
-      // Every feature of every feature layer within 10 px of `latlng` (annotation layers are not
+      // Every feature of every visible feature layer within 10 px of `latlng` (annotation layers are not
       // selectable): one query per layer, all at once; points first, then lines, then polygons,
       // each kind nearest first. [{layer, feature, distance}]
       async function identify(latlng) {
         const tolerance = TAP_TOLERANCE_PX / Math.pow(2, map.getZoom());
         const at = [latlng.lng, latlng.lat];
-        const answers = await Promise.all(featureLayers.map(layer => get('/' + layer.id + '/query', { where: '1=1',
+        const visible = featureLayers.filter(isVisible);
+        const answers = await Promise.all(visible.map(layer => get('/' + layer.id + '/query', { where: '1=1',
           geometry: at.join(','), geometryType: 'esriGeometryPoint', spatialRel: 'esriSpatialRelIntersects',
           distance: String(tolerance), outFields: '*', returnGeometry: 'true' })));
         const kind = { esriGeometryPoint: 0, esriGeometryMultipoint: 0, esriGeometryPolyline: 1, esriGeometryPolygon: 2 };
         const hits = [];
-        featureLayers.forEach((layer, i) => {
+        visible.forEach((layer, i) => {
           for (const feature of answers[i].features) hits.push({ layer: layer, feature: feature, distance: distanceTo(feature.geometry, at) });
         });
         hits.sort((a, b) => (kind[a.layer.geometryType] - kind[b.layer.geometryType]) || (a.distance - b.distance) || (a.layer.id - b.layer.id));
@@ -800,9 +816,12 @@ enum MapPageAssets {
         move.type = 'button';
         move.name = 'move';
         const isLine = layer.geometryType === 'esriGeometryPolyline';
-        const movable = layer.geometryType === 'esriGeometryPoint' || isLine;
+        // Offered only for what the edit service moves: a point, or an end of a single-segment
+        // line (one part, two points; `move-vertex`'s rule). Not offered is not shown.
+        const paths = feature.geometry && feature.geometry.paths;
+        const movable = layer.geometryType === 'esriGeometryPoint' || (isLine && (!paths || (paths.length === 1 && paths[0].length === 2)));
         move.textContent = isLine ? 'Move end' : 'Move';
-        move.disabled = !movable;
+        move.hidden = !movable;
         buttons.append(update, move);
         // The layer's capabilities say whether this caller may edit it (no token, a read token,
         // a read-only server): then the form is shown, not sent.
@@ -933,6 +952,8 @@ enum MapPageAssets {
         fieldInput: (layer, field, value) => fieldInput(field, value, labelFieldNames(layer)), fieldText: fieldText,
         changedAttributes: changedAttributes,
         caller: null,
+        // Added with the layer list (docs/editor.md, "Layers").
+        isVisible: isVisible, setVisible: setVisible,
       };
 
       if (typeof L === 'undefined') {

@@ -183,9 +183,15 @@ extension MapPageModule {
       }
       undoButton.onclick = () => step('undo');
       redoButton.onclick = () => step('redo');
+      // While a sketch is open its own Undo and Redo are the ones in view (the sketch module
+      // says so with 'annolink:sketch'): the journal's are put away, and offered again after.
+      document.addEventListener('annolink:sketch', ev => {
+        undoButton.hidden = redoButton.hidden = ev.detail.open;
+        body.dataset.journalButtons = ev.detail.open ? 'hidden' : 'shown';
+      });
       // Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y), except while typing in a field, where they undo the typing.
       document.addEventListener('keydown', ev => {
-        if (!(ev.ctrlKey || ev.metaKey) || ev.altKey) return;
+        if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || annolink.sketchOpen) return;
         if (ev.target && (ev.target.tagName === 'INPUT' || ev.target.tagName === 'TEXTAREA' || ev.target.isContentEditable)) return;
         const key = ev.key.toLowerCase();
         if (key === 'z' && !ev.shiftKey && !undoButton.disabled) { ev.preventDefault(); step('undo'); }

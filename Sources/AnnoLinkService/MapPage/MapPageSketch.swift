@@ -54,7 +54,13 @@ extension MapPageModule {
       const startRow = element('div', { className: 'sketch-row' });
       const newButtons = ['point', 'polyline', 'polygon'].map(type =>
         button('sketch-new-' + type, 'New ' + (type === 'polyline' ? 'line' : type), 'Draw a new ' + type + ' in the chosen layer'));
-      newButtons.forEach((b, i) => { b.onclick = () => begin({ type: ['point', 'polyline', 'polygon'][i] }); });
+      newButtons.forEach((b, i) => {
+        b.onclick = () => {
+          const option = layerSelect.selectedOptions[0];
+          const multipoint = option && option.dataset.geometryType === 'esriGeometryMultipoint';
+          begin({ type: i === 0 && multipoint ? 'multipoint' : ['point', 'polyline', 'polygon'][i] });
+        };
+      });
       const editButton = button('sketch-edit', 'Edit shape', 'Tap a feature to reshape it');
       editButton.onclick = () => {
         picking = !picking;
@@ -62,6 +68,18 @@ extension MapPageModule {
         annolink.message(picking ? 'tap the feature whose shape to edit' : '');
       };
       startRow.append(layerSelect, ...newButtons, editButton);
+      // Only what the chosen layer's geometry allows: a point layer has New point alone (a
+      // multipoint layer's New point starts a multipoint), a line layer New line, a polygon
+      // layer New polygon; a layer that takes any geometry all three.
+      const ALLOWED = { esriGeometryPoint: ['point'], esriGeometryMultipoint: ['point'], esriGeometryPolyline: ['polyline'],
+        esriGeometryPolygon: ['polygon'] };
+      function offerTypes() {
+        const option = layerSelect.selectedOptions[0];
+        const allowed = (option && ALLOWED[option.dataset.geometryType]) || ['point', 'polyline', 'polygon'];
+        ['point', 'polyline', 'polygon'].forEach((type, i) => { newButtons[i].hidden = !allowed.includes(type); });
+      }
+      layerSelect.addEventListener('change', offerTypes);
+      offerTypes();
       const editRow = element('div', { className: 'sketch-row', hidden: true });
       const reticleTool = button('sketch-tool-reticle', 'Reticle', 'Reticle tool: move the map under the crosshair');
       const vertexTool = button('sketch-tool-vertex', 'Vertex', 'Vertex tool: tap to select, drag vertices and mid-vertices');
@@ -73,9 +91,11 @@ extension MapPageModule {
       const deleteButton = button('sketch-delete', 'Delete vertex', 'Delete the selected vertex (Delete on the map)');
       deleteButton.setAttribute('aria-keyshortcuts', 'Delete');
       deleteButton.onclick = () => act({ action: 'delete' });
-      const undoButton = button('sketch-undo', 'Undo');
+      const undoButton = button('sketch-undo', 'Undo', 'Undo the sketch\'s last step (Ctrl+Z): nothing is written until Save');
+      undoButton.setAttribute('aria-keyshortcuts', 'Control+Z');
       undoButton.onclick = () => act({ action: 'undo' });
-      const redoButton = button('sketch-redo', 'Redo');
+      const redoButton = button('sketch-redo', 'Redo', 'Redo the sketch\'s step undone (Ctrl+Shift+Z or Ctrl+Y)');
+      redoButton.setAttribute('aria-keyshortcuts', 'Control+Shift+Z Control+Y');
       redoButton.onclick = () => act({ action: 'redo' });
       const saveButton = button('sketch-save', 'Save', 'Write the sketch to the file (one edit, undoable with annolink undo)');
       saveButton.onclick = () => save();
@@ -227,8 +247,30 @@ extension MapPageModule {
         end();
       }
 
+      // One undo in view at a time: while a sketch is open its Undo and Redo (and Ctrl+Z,
+      // Ctrl+Shift+Z, Ctrl+Y) are the sketch's, and the journal's are put away until it closes
+      // (the live module listens for 'annolink:sketch'). docs/editor.md, "Sketching".
+      function announce(open) {
+        if (annolink.sketchOpen === open) return;
+        annolink.sketchOpen = open;
+        document.body.dataset.sketchOpen = String(open);
+        document.dispatchEvent(new CustomEvent('annolink:sketch', { detail: { open: open } }));
+      }
+      annolink.sketchOpen = false;
+      document.addEventListener('keydown', ev => {
+        if (!session || !(ev.ctrlKey || ev.metaKey) || ev.altKey) return;
+        if (ev.target && (ev.target.tagName === 'INPUT' || ev.target.tagName === 'TEXTAREA' || ev.target.isContentEditable)) return;
+        const key = ev.key.toLowerCase();
+        const redo = (key === 'z' && ev.shiftKey) || key === 'y';
+        if (key !== 'z' && !redo) return;
+        ev.preventDefault();
+        ev.stopImmediatePropagation();
+        if (!ev.repeat && !(redo ? redoButton : undoButton).disabled) act({ action: redo ? 'redo' : 'undo' });
+      });
+
       function end() {
         session = null;
+        announce(false);
         drawing.clearLayers();
         reticle.hidden = true;
         editRow.hidden = true;
@@ -244,6 +286,7 @@ extension MapPageModule {
       // Draws a state the server answered.
       function show(state) {
         session = state;
+        announce(true);
         answers += 1;
         const reticleMode = state.tool === 'reticle';
         startRow.hidden = true;
@@ -372,7 +415,7 @@ extension MapPageModule {
       // The feature under a tap: points first, then lines, then polygons, as the popup's tap.
       async function featureAt(latlng) {
         const tolerance = 10 / Math.pow(2, map.getZoom());
-        for (const layer of annolink.featureLayers) {
+        for (const layer of annolink.featureLayers.filter(annolink.isVisible)) {
           const found = await annolink.get('/' + layer.id + '/query', { where: '1=1', geometry: latlng.lng + ',' + latlng.lat,
             geometryType: 'esriGeometryPoint', spatialRel: 'esriSpatialRelIntersects', distance: String(tolerance),
             outFields: layer.objectIdField, returnGeometry: 'false' });
@@ -399,6 +442,16 @@ extension MapPageModule {
           act({ action: 'delete' });
         }
       });
+
+      // On a phone the panel sits on the status bar (--annolink-bar-height), which wraps and
+      // grows with its content and with a finger's larger buttons: its height is measured, so
+      // the panel never covers Full extent or the scale box.
+      const bar = document.getElementById('bar');
+      function measureBar() { document.documentElement.style.setProperty('--annolink-bar-height', bar.offsetHeight + 'px'); }
+      if (bar) {
+        measureBar();
+        if (window.ResizeObserver) new ResizeObserver(measureBar).observe(bar);
+      }
 
       // For the console and the browser tests.
       window.annolinkSketch = { get state() { return session; }, act: act, begin: begin, save: save, cancel: cancel, types: TYPES };
