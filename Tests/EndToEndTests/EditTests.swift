@@ -124,7 +124,9 @@ struct EditTests {
         #expect(try Harness.sqlite(path, "SELECT AnnotationClassID || '|' || TextString FROM length_anno WHERE FeatureID = \(fid)") == "1|150.3")
         #expect(try Harness.sqlite(path, "SELECT fid FROM length_anno WHERE FeatureID = \(fid)") == annotation)
         // A condition no class meets removes the annotation; NULL Length is selected by neither.
-        #expect(try Harness.annolink("set", path, "parcel_lines", fid, "Length=NULL").status == 0)
+        // The labels read Length, so NULL is set only when asked for (--allow-empty).
+        #expect(try Harness.annolink("set", path, "parcel_lines", fid, "Length=NULL").status == 65)
+        #expect(try Harness.annolink("set", path, "parcel_lines", fid, "Length=NULL", "--allow-empty").status == 0)
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM length_anno WHERE FeatureID = \(fid)") == "0")
     }
 
