@@ -17,7 +17,7 @@ import Testing
         #expect(try connection.query("SELECT version FROM annolink.layout").rows == [[.int4(1)]])
         let tables = try database.psql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'annolink'")
         #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines) ==
-            "annotation_classes,annotation_tables,columns,contents,geometry_columns,journal,layer_styles,layout,spatial_ref_sys")
+            "annotation_classes,annotation_tables,columns,contents,geometry_columns,journal,layer_styles,layout,request_keys,spatial_ref_sys")
     }
 
     @Test func crsRowsMapToPostGISSRIDs() throws {
