@@ -181,7 +181,7 @@ extension EditError {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .firstVertexChanged, .notOneSegment,
             .annotationGeometry, .nonFiniteCoordinate, .coordinateOutOfRange,
             .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
-            .conflictingCRS, .emptyLabelValue:
+            .conflictingCRS, .emptyLabelValue, .notAnAnnotationTable, .invalidPlacement, .annotationNotPlaceable:
             .dataError
         }
     }

@@ -87,6 +87,9 @@ struct ErrorStatusTests {
                                              candidates: [.init(fid: 1, distance: 0), .init(fid: 2, distance: 0)], more: 0), .dataError),
             Case(EditError.emptyLabelValue(table: "roads", field: "Name", annotationTable: "roads_anno", classID: 0, className: "Default",
                                            expression: "$feature.Name"), .dataError),
+            Case(EditError.notAnAnnotationTable(table: "roads"), .dataError),
+            Case(EditError.invalidPlacement("give to or by, not both"), .dataError),
+            Case(EditError.annotationNotPlaceable(table: "roads_anno", fid: 3, reason: "has no anchor to move by a vector"), .dataError),
 
             Case(CheckError.noAnnotationClasses(annotationTables: ["roads_anno"]), .dataError),
             Case(CheckError.notAnnotated(table: "roads"), .dataError),
