@@ -6,7 +6,7 @@ public enum AnnoLinkCommand {
     static var commands: [any ParsableCommand.Type] {
         [
             ImportCommand.self, CopyCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, IdentifyCommand.self, ShowCommand.self, SetCommand.self,
-            MoveCommand.self, MoveVertexCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
+            MoveCommand.self, MoveVertexCommand.self, PlaceCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
             CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self, RenderCommand.self, StyleCommand.self,
             ServeCommand.self,
         ]

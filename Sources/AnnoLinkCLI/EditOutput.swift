@@ -155,6 +155,8 @@ enum EditOutput {
         case (.delete, true): verb = "delete"
         case (.reshape, false): verb = "reshaped"
         case (.reshape, true): verb = "reshape"
+        case (.place, false): verb = "placed"
+        case (.place, true): verb = "place"
         }
         if result.unchanged {
             Output.line(indent + "\(result.table) fid \(result.fid) unchanged: the geometry given is the stored one (nothing written)")

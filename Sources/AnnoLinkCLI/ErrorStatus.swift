@@ -186,7 +186,7 @@ extension EditError {
         case .fieldNotEditable, .invalidValue, .notAPointTable, .notSingleSegment, .notALineTable, .firstVertexChanged, .notOneSegment,
             .annotationGeometry, .nonFiniteCoordinate, .coordinateOutOfRange,
             .invalidSelection, .emptySelection, .invalidTolerance, .noReferenceScale, .nothingAtLocation, .ambiguousLocation,
-            .conflictingCRS, .emptyLabelValue, .distantLocation:
+            .conflictingCRS, .emptyLabelValue, .distantLocation, .notAnAnnotationTable, .invalidPlacement, .annotationNotPlaceable:
             .dataError
         }
     }

@@ -46,6 +46,15 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A geometry's Esri JSON `spatialReference` names another CRS than the one given with it.
     case conflictingCRS(given: String, spatialReference: String)
 
+    /// `place` (or another label edit) on a table that is not an annotation table.
+    case notAnAnnotationTable(table: String)
+    /// A label edit (`PlaceAnnotation`) that asks for nothing, or for two things that exclude
+    /// each other; `reason` says which, in the request's words.
+    case invalidPlacement(String)
+    /// A label edit the row cannot take: moved `by` a vector without an anchor, reset to the
+    /// rules without a feature or a class to place it by.
+    case annotationNotPlaceable(table: String, fid: Int64, reason: String)
+
     /// A feature near a location: its fid and distance (CRS units of its table).
     public struct LocationCandidate: Hashable, Sendable {
         public var fid: Int64
@@ -85,6 +94,10 @@ public enum EditError: Error, Hashable, Sendable, CustomStringConvertible {
         case .emptySelection(let text): text
         case .conflictingCRS(let given, let reference):
             "the geometry's spatialReference (\(reference)) and the CRS given (\(given)) differ: give one of them, or the same"
+        case .notAnAnnotationTable(let table):
+            "\(table) is not an annotation table: place moves, turns and retexts annotation rows (to move a feature, use move)"
+        case .invalidPlacement(let reason): reason
+        case .annotationNotPlaceable(let table, let fid, let reason): "\(table) fid \(fid) \(reason)"
         case .invalidTolerance(let value): "the tolerance must be a finite number of at least 0, not \(value)"
         case .noReferenceScale(let table):
             "the file has no annotation class to take a reference scale from, so there is no default tolerance for \(table): give one"

@@ -10,7 +10,7 @@ import AnnoLinkStore
 /// "journalEntry", "dryRun"}`, and `"oldGeometry"`, `"newGeometry"` (GeoJSON geometry objects or null)
 /// when the edit touched the geometry.
 public struct EditResult: Sendable, Encodable {
-    public enum Kind: String, Sendable, Codable { case set, move, moveVertex = "move-vertex", add, delete, reshape }
+    public enum Kind: String, Sendable, Codable { case set, move, moveVertex = "move-vertex", add, delete, reshape, place }
 
     /// One changed field.
     public struct FieldChange: Sendable, Encodable {

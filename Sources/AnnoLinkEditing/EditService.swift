@@ -181,17 +181,27 @@ public final class EditService {
     }
 
     /// After a person set fields of an annotation row: marks what they set in `Override` so
-    /// that regeneration keeps it (AnchorX/AnchorY: position, Angle: angle, TextString: text)
-    /// and recomputes the footprint for the new text and placement.
+    /// that regeneration keeps it (AnchorX/AnchorY: position, Angle: angle, TextString: text),
+    /// records in `PlacedFrom` that a person placed it (when they set the position or angle of
+    /// a row linked to a feature: `person`, with the rule placement its feature gives now), and
+    /// recomputes the footprint for the new text and placement. `set` on an annotation row, the
+    /// FeatureServer's and OGC's updates of one and `place` all come through here.
     func annotationEditedByHand(_ table: FeatureTable, fid: Int64, fields: Set<String>) throws {
         var row = try store.annotationRow(table, fid: fid, footprintProblem: nil)
         let lower = Set(fields.map { $0.lowercased() })
+        let placedByHand = !lower.isDisjoint(with: ["anchorx", "anchory", "xoffset", "yoffset", "angle"])
         if !lower.isDisjoint(with: ["anchorx", "anchory", "xoffset", "yoffset"]) { row.override.insert(.position) }
         if lower.contains("angle") { row.override.insert(.angle) }
         if lower.contains("textstring") { row.override.insert(.text) }
         row.angle = PlacementRules.normalizedAngle(row.angle)
         let compiled = try annotation.allClasses().first {
             $0.definition.annotationTable.lowercased() == table.name.lowercased() && $0.definition.classID == row.classID
+        }
+        if placedByHand, let compiled, let anchor = row.anchor, let featureID = row.featureID,
+           let feature = try? store.feature(store.featureTable(compiled.definition.originTable), fid: featureID),
+           let geometry = feature.geometry, !geometry.isEmpty {
+            let rule = try annotation.placement(of: feature, compiled)
+            row.placedFrom = PlacementBasis(source: .person, anchor: anchor, angle: row.angle, ruleAnchor: rule.anchor, ruleAngle: rule.angle)
         }
         if let compiled, let anchor = row.anchor {
             row.footprint = try annotation.footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, compiled)

@@ -4,7 +4,7 @@ public enum ServiceRoutes {
     public static let all: [any Routes] = routes(for: ServerConfiguration())
 
     /// The routes of a server started with `configuration`: the GeoServices FeatureServer, OGC
-    /// API Features, the journal (state, undo, redo), the map editor's sketch sessions (bounded
+    /// API Features, the journal (state, undo, redo), one label edited by hand (`/annotation/place`), the map editor's sketch sessions (bounded
     /// by its `sketchSessionLimit` and `sketchIdleSeconds`), the map page.
     public static func routes(for configuration: ServerConfiguration) -> [any Routes] {
         [
@@ -12,6 +12,7 @@ public enum ServiceRoutes {
             OGCFeaturesRoutes(),
             JournalRoutes(),
             SketchRoutes(limit: configuration.sketchSessionLimit, idleSeconds: configuration.sketchIdleSeconds),
+            AnnotationPlaceRoutes(),
             MapPageRoutes(),
         ]
     }

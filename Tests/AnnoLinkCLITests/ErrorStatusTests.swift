@@ -91,6 +91,9 @@ struct ErrorStatusTests {
                                            looksLikeDegrees: true), .dataError),
             Case(EditError.distantLocation(table: "roads", location: "1e7,1e7 (EPSG:2924)", reasons: ["outside the area of use of EPSG:2924"],
                                            looksLikeDegrees: false), .dataError),
+            Case(EditError.notAnAnnotationTable(table: "roads"), .dataError),
+            Case(EditError.invalidPlacement("give to or by, not both"), .dataError),
+            Case(EditError.annotationNotPlaceable(table: "roads_anno", fid: 3, reason: "has no anchor to move by a vector"), .dataError),
 
             Case(CheckError.noAnnotationClasses(annotationTables: ["roads_anno"]), .dataError),
             Case(CheckError.notAnnotated(table: "roads"), .dataError),

@@ -579,6 +579,7 @@ enum MapPageAssets {
           text.setAttribute('data-layer', row.layer.name);
           text.setAttribute('data-feature-id', a.FeatureID);
           text.setAttribute('data-anchor', a.AnchorX + ' ' + a.AnchorY);
+          text.setAttribute('data-oid', a[row.layer.objectIdField]);
           text.textContent = a.TextString;
           svg.append(text);
         }
@@ -589,18 +590,23 @@ enum MapPageAssets {
       async function tapped(e) {
         if (moving) return moveTo(e.latlng);
         for (const handler of annolink.tapHandlers) if (await handler(e)) return;
-        const hits = await identify(e.latlng);
+        // The modules' hits (the labels under the tap: MapPageLabels) come after the features',
+        // each with its own `choose`.
+        const [features, extras] = await Promise.all([identify(e.latlng),
+          Promise.all(annolink.identifyExtras.map(extra => extra(e.latlng)))]);
+        const hits = features.concat(...extras);
         if (!hits.length) {
           map.closePopup();
           messageBox.textContent = 'nothing within ' + TAP_TOLERANCE_PX + ' px';
           return;
         }
+        if (hits.length === 1 && hits[0].choose) return hits[0].choose({ focus: !!e.keyboard });
         if (hits.length === 1) {
           messageBox.textContent = hits[0].layer.name + ' ' + hits[0].feature.attributes[hits[0].layer.objectIdField];
           return openPopup(hits[0].layer, hits[0].feature, e.latlng, { focus: !!e.keyboard });
         }
         const labels = await labelsOf(hits);
-        for (const hit of hits) hit.label = labels.get(hit.layer.name.toLowerCase() + '/' + hit.feature.attributes[hit.layer.objectIdField]);
+        for (const hit of hits) if (!hit.choose) hit.label = labels.get(hit.layer.name.toLowerCase() + '/' + hit.feature.attributes[hit.layer.objectIdField]);
         showIdentifyList(hits, e.latlng, !!e.keyboard);
       }
 
@@ -682,8 +688,9 @@ enum MapPageAssets {
           button.dataset.oid = oid;
           button.textContent = hit.layer.name + ' ' + oid + (shown != null && shown !== '' ? ' — ' + shown : '');
           // A click with no pointer behind it (detail 0) is the keyboard's: the focus follows it.
-          button.onclick = ev => openPopup(hit.layer, hit.feature, latlng, { focus: ev.detail === 0,
-            back: back => showIdentifyList(hits, latlng, back.detail === 0) }).catch(err => showError(describe(err)));
+          const options = ev => ({ focus: ev.detail === 0, back: back => showIdentifyList(hits, latlng, back.detail === 0) });
+          button.onclick = ev => (hit.choose ? Promise.resolve(hit.choose(options(ev))) : openPopup(hit.layer, hit.feature, latlng, options(ev)))
+            .catch(err => showError(describe(err)));
           item.append(button);
           list.append(item);
         }
@@ -940,10 +947,12 @@ enum MapPageAssets {
       // 'annolink:ready' is dispatched on the document then.
       const annolink = window.annolink = {
         service: service, dataset: document.body.dataset.dataset, get: get, post: post, showError: showError, describe: describe,
-        refresh: refresh, applyEdit: applyEdit, openPopup: openPopup, linkedAnnotation: linkedAnnotation,
+        refresh: refresh, redrawAnnotation: () => drawAnnotation(), applyEdit: applyEdit, openPopup: openPopup, linkedAnnotation: linkedAnnotation,
         message: text => { messageBox.textContent = text; },
         tools: document.getElementById('tools'),
         tapHandlers: [],
+        // async (latlng) => [{layer, feature, distance, label, choose(options)}]: more hits for identify.
+        identifyExtras: [],
         afterEdit: [],
         // Added for the GeoView operations (docs/editor.md, "The core's API").
         token: token, fetch: request, answer: answer, identify: identify, tapTolerancePx: TAP_TOLERANCE_PX,

@@ -8,5 +8,5 @@ struct MapPageModule: Sendable {
     var style: String
 
     /// Every module, in the order the page loads them.
-    static let all: [MapPageModule] = [.geoView, .sketch, .live, .layers]
+    static let all: [MapPageModule] = [.geoView, .sketch, .live, .layers, .labels]
 }
