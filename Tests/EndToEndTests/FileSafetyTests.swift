@@ -191,11 +191,16 @@ struct CoordinateRangeTests {
         #expect(try Harness.dump(path, excluding: []) == before)
     }
 
-    @Test("an ordinary point far from the data but on Earth is still accepted")
+    /// Far from the table's extent is refused unless asked for (issue 27: a location given in
+    /// degrees without --crs); with --force an ordinary point on Earth is written.
+    @Test("an ordinary point far from the data but on Earth is accepted with --force, refused without")
     func accepted() throws {
         let path = try Harness.temporaryDirectory().appendingPathComponent("d5ok.gpkg").path
         #expect(try Harness.annolink("sample", path, "--parcels", "10").status == 0)
-        let result = try Harness.annolink("add", path, "address_points", "--geometry", "POINT (12500000 7500000)", "AD_ADDRESS=1", "ST_STR_NAM=X")
+        let add = ["add", path, "address_points", "--geometry", "POINT (12500000 7500000)", "AD_ADDRESS=1", "ST_STR_NAM=X"]
+        let refused = try Harness.annolink(add)
+        #expect(refused.status == 65 && refused.stderrLines.count == 1, "\(refused.stderr)")
+        let result = try Harness.annolink(add + ["--force"])
         #expect(result.status == 0, "\(result.stderr)")
     }
 }
