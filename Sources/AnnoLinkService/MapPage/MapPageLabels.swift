@@ -38,13 +38,15 @@ extension MapPageModule {
         body.dataset.labelSelected = selected ? selected.layer.name + '/' + oidOf(selected) : '';
       }
 
-      // The labels whose footprint holds `latlng`, in every annotation layer: [{layer, feature}].
+      // The labels whose footprint holds `latlng`, in every visible annotation layer (a hidden
+      // one is not identified, as a hidden feature layer is not): [{layer, feature}].
       async function labelsAt(latlng) {
-        const answers = await Promise.all(annolink.annotationLayers.map(layer => annolink.get('/' + layer.id + '/query', {
+        const layers = annolink.annotationLayers.filter(annolink.isVisible);
+        const answers = await Promise.all(layers.map(layer => annolink.get('/' + layer.id + '/query', {
           where: '1=1', geometry: latlng.lng + ',' + latlng.lat, geometryType: 'esriGeometryPoint',
           spatialRel: 'esriSpatialRelIntersects', outFields: '*', returnGeometry: 'true' })));
         const found = [];
-        annolink.annotationLayers.forEach((layer, i) => {
+        layers.forEach((layer, i) => {
           for (const feature of answers[i].features) if (feature.attributes.TextString) found.push({ layer: layer, feature: feature });
         });
         return found;
