@@ -369,7 +369,7 @@ struct MapEditorLiveTests {
     print(json.dumps(out))
     """#
 
-    @Test("100,000 parcels: a dense view is one overview image of the view's box, a sparse one vectors, timed")
+    @Test("100,000 parcels: a dense view is one overview image of the view's box, a sparse one vectors, each view's time printed")
     func hundredThousandParcels() throws {
         let scratch = try ScratchDirectory(prefix: "editor-100k")
         let path = scratch.path("parcels.gpkg")
@@ -394,8 +394,8 @@ struct MapEditorLiveTests {
             // big enough to read, then either one image or one query per such layer.
             #expect((view["counts"] as? Int).map { $0 == 2 || $0 == 4 } == true, "\(view)")
             #expect(bytes < fileBytes / 50, "\(view)")
-            // Bounded for a loaded 2-core machine and a debug build; docs/editor.md has the figures.
-            #expect(ms < 20_000, "\(view)")
+            // The time of each view is printed, not asserted: a busy machine may take any time
+            // (issue 28); docs/editor.md has the figures and how they were measured.
             if scale == "full" || scale == "20000" {
                 // Too dense for vectors (more than 2000 of a layer; the sample's Loudoun-sized
                 // parcels leave about 1,000 in a 1:4800 view): one image, of the view's
