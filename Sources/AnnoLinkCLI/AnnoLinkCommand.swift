@@ -1,7 +1,7 @@
 import Foundation
 
 /// The `annolink` command line: picks the subcommand, runs it, and turns every error into one
-/// `error:` line on standard error and an exit status (SPEC §7).
+/// `error:` line on standard error and an exit status (docs/cli.md, "Exit statuses").
 public enum AnnoLinkCommand {
     static var commands: [any ParsableCommand.Type] {
         [

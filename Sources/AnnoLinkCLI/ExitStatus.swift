@@ -1,4 +1,4 @@
-/// The exit statuses of `annolink` (SPEC §7; values from BSD's sysexits.h).
+/// The exit statuses of `annolink` (docs/cli.md, "Exit statuses"; values from BSD's sysexits.h).
 public enum ExitStatus: Int32, Sendable {
     case success = 0
     /// `check` found problems.

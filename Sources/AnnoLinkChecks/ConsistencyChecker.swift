@@ -33,8 +33,8 @@ public struct CheckSummary: Sendable {
 }
 
 /// Compares the stored annotation of a GeoPackage with what its classes' label expressions and
-/// placement rules give now, and the spatial indexes with their tables (SPEC §6;
-/// docs/checks.md lists the problems and how each is found).
+/// placement rules give now, and the spatial indexes with their tables (docs/checks.md,
+/// "Problems": each problem and how it is found).
 ///
 /// A check only reads. It streams: each origin table, each annotation table (joined to its
 /// origin) and each spatial index is read by one statement in key order, so memory holds one

@@ -5,7 +5,7 @@ import AnnoLinkStore
 
 /// The one way features are edited: each edit changes the feature, regenerates its linked
 /// annotation, keeps the spatial index and records a journal entry, all in one transaction
-/// (SPEC §5). On any error the store is as it was.
+/// (docs/edits.md, "One edit, one transaction"). On any error the store is as it was.
 ///
 /// The service works on any `FeatureStore` (a GeoPackage file, a PostGIS database): every read
 /// and write goes through the store's protocol, and the bulk move is one store operation.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Bad input: one `error:` line on standard error and the documented exit status (SPEC §7).
+/// Bad input: one `error:` line on standard error and the documented exit status (docs/cli.md, "Exit statuses").
 @Suite("errors, end to end")
 struct ErrorTests {
     /// Asserts that `result` failed with `status` and exactly one line on stderr starting `error:`

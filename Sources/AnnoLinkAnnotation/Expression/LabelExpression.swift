@@ -1,4 +1,4 @@
-/// A label expression: the Arcade subset of SPEC §3, parsed once and evaluated per feature.
+/// A label expression: the Arcade subset of docs/expressions.md, parsed once and evaluated per feature.
 ///
 /// ```swift
 /// let expression = try LabelExpression("$feature.AD_ADDRESS + \" \" + $feature.ST_STR_NAM")

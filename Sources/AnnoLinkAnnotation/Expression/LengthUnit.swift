@@ -7,7 +7,7 @@ import AnnoLinkGeometry
 /// says, areal names are accepted for linear units (`square-feet` means feet); the area-only units
 /// (acres, hectares) are refused. Beyond Arcade's table, annolink accepts the British spellings
 /// (`metres`, `kilometres`, …) and the US survey foot (`us-survey-feet`, `us-survey-foot`,
-/// `us-feet`), which SPEC §3 asks for.
+/// `us-feet`), the unit of the Loudoun data (docs/expressions.md, "Decisions", Length).
 enum LengthUnit {
     /// Metres per international foot.
     static let foot = 0.3048

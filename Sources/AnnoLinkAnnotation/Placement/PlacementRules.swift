@@ -1,7 +1,7 @@
 import AnnoLinkGeometry
 import Foundation
 
-/// The placement rules of SPEC §4, measured on ArcGIS's own output for the Loudoun data.
+/// The placement rules of docs/placement.md ("Rules"), measured on ArcGIS's own output for the Loudoun data.
 ///
 /// Distances in the rules are in points of text at the reference scale; `mapUnitsPerPoint`
 /// converts them into the CRS's unit.

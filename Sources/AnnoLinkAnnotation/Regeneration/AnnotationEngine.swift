@@ -3,7 +3,7 @@ import AnnoLinkGeometry
 import AnnoLinkStore
 
 /// Makes and keeps feature-linked annotation: evaluates each class's label expression, measures
-/// the text with the class's font, places it by the rules of SPEC §4, and brings the stored
+/// the text with the class's font, places it by the rules of docs/placement.md, and brings the stored
 /// annotation rows in line (created, updated, moved between classes, removed).
 ///
 /// Classes are compiled on first use and cached; a font that is missing is replaced by the

@@ -28,7 +28,7 @@ public struct ImportReport: Sendable, Codable {
 ///
 /// Current rows only (archive history is not carried over). Feature classes keep their names,
 /// their attributes (GlobalID included) and the Esri ObjectID as `fid`; annotation classes are
-/// mapped to the annotation table layout of SPEC §2 (`FeatureGlobalID` resolved to the origin's
+/// mapped to the annotation table layout of docs/format.md, "Annotation tables" (`FeatureGlobalID` resolved to the origin's
 /// fid in `FeatureID`, the anchor from the `Element` baseline, the footprint from `SHAPE`) and
 /// their label classes go into the annotation class registry.
 public struct MobileGeodatabaseImporter {
@@ -265,7 +265,7 @@ public struct MobileGeodatabaseImporter {
         return globalIDs
     }
 
-    /// Imports one annotation feature class into the SPEC §2 layout, and registers its classes.
+    /// Imports one annotation feature class into the annotation table layout (docs/format.md, "Annotation tables"), and registers its classes.
     private mutating func importAnnotationClass(_ featureClass: FeatureClass, origin: String?, originGlobalIDs: [String: Int64]) throws {
         let name = featureClass.table
         let sourceColumns = try sourceColumns(name)
@@ -405,7 +405,7 @@ public struct MobileGeodatabaseImporter {
                 verticalAlignment: esri.verticalAlignment?.rawValue ?? 2,
                 referenceScale: esri.referenceScale ?? Double(properties["ReferenceScale"] ?? "") ?? 1200,
                 placement: placement,
-                // The offsets ArcGIS's output shows for the Loudoun data (SPEC §4), not the
+                // The offsets ArcGIS's output shows for the Loudoun data (docs/placement.md, "Rules"), not the
                 // Maplex setting (1 pt), which its label engine does not apply literally.
                 placementOffset: placement == .point ? 3.35 : 1.5,
                 placementParameters: json,

@@ -1,6 +1,6 @@
 /// How an annotation class places its text relative to the feature.
 public enum PlacementStyle: String, Sendable, CaseIterable {
-    /// Horizontal text centred above a point (SPEC §4).
+    /// Horizontal text centred above a point (docs/placement.md, "Rules").
     case point
     /// Text parallel to a line, at the middle of its length, offset to the text's upper side.
     case line
@@ -23,7 +23,7 @@ public struct AnnotationClass: Hashable, Sendable {
     public var selectingClause: String? {
         whereClause.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
     }
-    /// The label expression (the Arcade subset of SPEC §3).
+    /// The label expression (the Arcade subset of docs/expressions.md).
     public var expression: String
     /// Font family name, e.g. `Tahoma`.
     public var fontName: String

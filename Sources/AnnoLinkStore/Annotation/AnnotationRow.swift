@@ -18,7 +18,7 @@ public struct AnnotationOverride: OptionSet, Hashable, Sendable {
     public static let text = AnnotationOverride(rawValue: 4)
 }
 
-/// One row of an annotation table (SPEC §2), in the table's CRS.
+/// One row of an annotation table (docs/format.md, "Annotation tables"), in the table's CRS.
 public struct AnnotationRow: Hashable, Sendable {
     /// The annotation's fid; nil for a row not yet inserted.
     public var fid: Int64?

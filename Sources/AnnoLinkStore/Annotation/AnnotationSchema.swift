@@ -1,7 +1,7 @@
 import Foundation
 
-/// The annotation table layout of SPEC §2 and the annotation class registry, as GeoPackage
-/// extensions of annolink's own.
+/// The annotation table layout and the annotation class registry, as GeoPackage extensions of
+/// annolink's own (docs/format.md, "Annotation tables", "The annotation class registry").
 enum AnnotationSchema {
     static let registryTable = "annolink_annotation_classes"
     static let extensionName = "annolink_feature_linked_annotation"
@@ -28,7 +28,7 @@ enum AnnotationSchema {
           PRIMARY KEY (annotation_table, class_id))
         """
 
-    /// The attribute columns of an annotation table, after `fid` and `geom` (SPEC §2).
+    /// The attribute columns of an annotation table, after `fid` and `geom` (docs/format.md, "Annotation tables").
     static let columns: [Column] = [
         Column(name: "FeatureID", type: "INTEGER"),
         Column(name: "AnnotationClassID", type: "INTEGER", isNotNull: true, defaultSQL: "0"),
@@ -50,7 +50,7 @@ enum AnnotationSchema {
 }
 
 extension GeoPackage {
-    /// The attribute columns of an annotation table after `fid` and `geom` (SPEC §2), with
+    /// The attribute columns of an annotation table after `fid` and `geom` (docs/format.md), with
     /// their GeoPackage declared types: what another store makes an annotation table with.
     public static var annotationAttributeColumns: [Column] { AnnotationSchema.columns }
 }

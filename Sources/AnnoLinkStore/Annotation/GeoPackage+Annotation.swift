@@ -21,7 +21,7 @@ extension GeoPackage {
         }
     }
 
-    /// Creates an annotation table (a polygon feature table with the SPEC §2 columns, an index on
+    /// Creates an annotation table (a polygon feature table with the columns of docs/format.md, an index on
     /// `FeatureID`, and the R-tree) and registers it under annolink's extension.
     @discardableResult
     public func createAnnotationTable(name: String, srsID: Int64, description: String = "", spatialIndex: Bool = true) throws -> FeatureTable {

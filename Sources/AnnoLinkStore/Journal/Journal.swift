@@ -1,5 +1,5 @@
 /// The edit journal of a GeoPackage: every edit recorded as one entry in the file itself, so
-/// that `undo`, `redo` and `log` work across processes (SPEC §2, §5; docs/journal.md).
+/// that `undo`, `redo` and `log` work across processes (docs/journal.md; the tables in docs/format.md, "Edit journal").
 ///
 /// An edit runs in `record(command:summary:_:)`: the body's changes and the entry commit in
 /// one transaction, or neither does. Ordinary edits are recorded by SQLite's session extension

@@ -42,7 +42,7 @@ struct NumberRenderingTests {
 
     // Round: halves away from zero, judged on the shortest decimal of the value.
     @Test(arguments: [
-        ("Round(5.399, 2)", "5.4"),            // SPEC §3
+        ("Round(5.399, 2)", "5.4"),            // docs/expressions.md, "Decisions"
         ("Round(2316.2562, 2)", "2316.26"),    // Arcade's Round page example
         ("Round(178.0, 2)", "178"),
         ("Round(1.005, 2)", "1.01"),           // the double is 1.00499999999999989…
