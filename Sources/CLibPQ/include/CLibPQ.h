@@ -5,7 +5,7 @@
  * PostGIS commands need it, and linking libpq loaded it and its dependencies (GSSAPI, LDAP,
  * OpenSSL) at every start, even for `annolink --version`. pq_lazy.c defines the libpq functions
  * annolink calls; each loads libpq.so.5 with dlopen on its first call. The declarations are
- * Debian's libpq-dev's (pkg-config libpq puts /usr/include/postgresql on the include path).
+ * Debian's libpq-dev's, included by their path under /usr/include.
  * Call annolink_pq_load() before the first libpq call to learn whether libpq can be loaded.
  */
 #include <postgresql/libpq-fe.h>
