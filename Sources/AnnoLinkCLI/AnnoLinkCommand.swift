@@ -7,7 +7,7 @@ public enum AnnoLinkCommand {
         [
             ImportCommand.self, CopyCommand.self, SampleCommand.self, InfoCommand.self, AnnotateCommand.self, IdentifyCommand.self, ShowCommand.self, SetCommand.self,
             MoveCommand.self, MoveVertexCommand.self, PlaceCommand.self, AddCommand.self, DeleteCommand.self, TranslateCommand.self,
-            CheckCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self, RenderCommand.self, StyleCommand.self,
+            CheckCommand.self, FollowCommand.self, UndoCommand.self, RedoCommand.self, LogCommand.self, SketchCommand.self, RenderCommand.self, StyleCommand.self,
             ServeCommand.self,
         ]
     }

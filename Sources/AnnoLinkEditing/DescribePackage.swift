@@ -3,6 +3,7 @@ import AnnoLinkStore
 /// What a data set holds (a GeoPackage or a PostGIS database, read through the store): its feature and annotation tables and its annotation classes
 /// (`annolink info`). Only reads.
 public struct DescribePackage: EditRequest {
+    public static var writes: Bool { false }
     /// Only this feature or annotation table, with its columns; nil: every table.
     public var table: String?
 

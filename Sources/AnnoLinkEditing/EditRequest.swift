@@ -10,12 +10,21 @@ public protocol EditRequest: Sendable {
     /// Runs the edit with `service`, as one transaction (and, where it changes something, one
     /// journal entry).
     func run(in service: EditService) throws -> Result
+    /// Whether the request writes, and so first follows the outside edits recorded
+    /// (`EditService.followOutsideEdits`); false for the requests that only read.
+    static var writes: Bool { get }
+}
+
+extension EditRequest {
+    public static var writes: Bool { true }
 }
 
 extension EditService {
-    /// Runs `request` and returns what it changed. On any error the file is as it was.
+    /// Runs `request` and returns what it changed. On any error the file is as it was. A
+    /// request that writes follows the outside edits first, as an entry of their own.
     public func run<Request: EditRequest>(_ request: Request) throws -> Request.Result {
-        try request.run(in: self)
+        if Request.writes { try followOutsideEdits() }
+        return try request.run(in: self)
     }
 }
 
@@ -130,7 +139,8 @@ public struct Translate: EditRequest {
 
     /// Runs the move, telling `progress` how many features of how many are done.
     public func run(in service: EditService, progress: (Int, Int) -> Void) throws -> TranslateResult {
-        try service.translate(table: table, selection: selection, dx: dx, dy: dy, dryRun: dryRun, command: command, progress: progress)
+        if !dryRun { try service.followOutsideEdits() }
+        return try service.translate(table: table, selection: selection, dx: dx, dy: dy, dryRun: dryRun, command: command, progress: progress)
     }
 }
 

@@ -31,7 +31,8 @@ public struct SetFieldsBulk: EditRequest {
 
     /// Runs the edit, telling `progress` how many features of how many are done.
     public func run(in service: EditService, progress: (Int, Int) -> Void) throws -> BulkEditResult {
-        try service.setFields(table: table, selection: selection, values: values.pairs, allowEmpty: allowEmpty, reportChanges: reportChanges,
+        try service.followOutsideEdits()
+        return try service.setFields(table: table, selection: selection, values: values.pairs, allowEmpty: allowEmpty, reportChanges: reportChanges,
                               command: command, progress: progress)
     }
 }
@@ -58,7 +59,8 @@ public struct DeleteFeatures: EditRequest {
 
     /// Runs the edit, telling `progress` how many features of how many are done.
     public func run(in service: EditService, progress: (Int, Int) -> Void) throws -> BulkEditResult {
-        try service.deleteFeatures(table: table, selection: selection, reportChanges: reportChanges, command: command, progress: progress)
+        try service.followOutsideEdits()
+        return try service.deleteFeatures(table: table, selection: selection, reportChanges: reportChanges, command: command, progress: progress)
     }
 }
 

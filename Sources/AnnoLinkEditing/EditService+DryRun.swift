@@ -14,6 +14,7 @@ extension BulkEditResult: DryRunReport {}
 /// Runs a request as a dry run (`--dry-run`): its result says exactly what the request would
 /// change, and nothing is written.
 public struct DryRun<Request: EditRequest>: EditRequest where Request.Result: DryRunReport {
+    public static var writes: Bool { false }
     public var request: Request
 
     public init(_ request: Request) { self.request = request }

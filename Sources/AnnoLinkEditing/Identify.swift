@@ -17,6 +17,7 @@ import AnnoLinkStore
 /// within the tolerance when some part of it is (a point inside a polygon is at distance 0); an
 /// annotation row when its footprint is.
 public struct Identify: EditRequest {
+    public static var writes: Bool { false }
     /// The location, in `crs`.
     public var location: Point
     /// The CRS of `location` (`EPSG:n`, WKT, a PROJ string); nil: each table's own.

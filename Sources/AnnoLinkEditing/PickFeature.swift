@@ -12,6 +12,7 @@ import AnnoLinkStore
 /// at a vertex two lines share or inside two overlapping polygons. On an annotation table the
 /// rows' footprints are searched.
 public struct PickFeature: EditRequest {
+    public static var writes: Bool { false }
     public var table: String
     /// The location, in `crs`.
     public var location: Point

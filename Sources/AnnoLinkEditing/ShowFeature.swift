@@ -4,6 +4,7 @@ import AnnoLinkStore
 /// One feature with its fields, geometry and every annotation row linked to it (`annolink
 /// show`). Only reads.
 public struct ShowFeature: EditRequest {
+    public static var writes: Bool { false }
     /// A feature table, or an annotation table (then the annotation row itself is shown).
     public var table: String
     public var fid: Int64

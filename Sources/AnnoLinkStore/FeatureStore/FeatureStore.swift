@@ -154,9 +154,76 @@ public protocol FeatureStore: AnyObject {
     /// (annotation rigidly: footprint and anchor). A dry run only counts.
     func translate(_ table: FeatureTable, selection: FeatureSelection, annotation: [String: [Int64]], dx: Double, dy: Double,
                    dryRun: Bool, command: String, summary: (Int) -> String, progress: (Int, Int) -> Void) throws -> BulkMoveCounts
+
+    // MARK: Outside edits (docs/follow.md)
+
+    /// The tables whose edits by other programs (QGIS, GDAL, `sqlite3`, psql) the store records
+    /// for annolink to follow: its change capture. Empty: none.
+    func changeCaptureTables() throws -> [String]
+    /// Records outside edits of exactly `tables` from now on (the capture of other tables is
+    /// removed; an empty list removes it all, with what it had recorded). One transaction.
+    func installChangeCapture(on tables: [String]) throws
+    /// The outside edits recorded and not yet followed, by table, fids in order; reads only.
+    func pendingOutsideEdits() throws -> [String: [Int64]]
+    /// Inside an entry being recorded (`EditJournal.recordEdit`): takes the outside edits
+    /// recorded, one per row changed however often, and records them in the entry, so that
+    /// undoing it reverts them too. The recorded edits are gone afterwards.
+    func takeOutsideEdits() throws -> [OutsideEdit]
+}
+
+/// A row that another program inserted, updated or deleted (`FeatureStore.takeOutsideEdits`):
+/// the row as it was before the first of its outside edits and as it is now.
+public struct OutsideEdit: Sendable {
+    public var table: String
+    public var fid: Int64
+    /// Nil: the row did not exist (it was inserted).
+    public var before: Feature?
+    /// Nil: the row does not exist now (it was deleted).
+    public var after: Feature?
+
+    public init(table: String, fid: Int64, before: Feature?, after: Feature?) {
+        self.table = table
+        self.fid = fid
+        self.before = before
+        self.after = after
+    }
+
+    /// The attribute columns whose values differ between before and after.
+    public var changedFields: Set<String> {
+        let names = Set((before?.attributes.keys).map(Array.init) ?? []).union((after?.attributes.keys).map(Array.init) ?? [])
+        return names.filter { before?.attributes[$0] != after?.attributes[$0] }
+    }
 }
 
 extension FeatureStore {
+    /// A store without change capture: outside edits are not seen.
+    public func changeCaptureTables() throws -> [String] { [] }
+    public func installChangeCapture(on tables: [String]) throws {
+        guard !tables.isEmpty else { return }
+        throw StoreError.notSupported("this store cannot record outside edits yet (docs/follow.md)")
+    }
+    public func pendingOutsideEdits() throws -> [String: [Int64]] { [:] }
+    public func takeOutsideEdits() throws -> [OutsideEdit] { [] }
+
+    /// Every table a class labels and every annotation table, in the registry's order: the
+    /// tables the change capture watches.
+    public func linkedTableNames() throws -> [String] {
+        var names: [String] = []
+        for name in try annotationClasses().map(\.originTable) + annotationTableNames() where !names.contains(name) { names.append(name) }
+        return names
+    }
+
+    /// Records outside edits of every linked table (`linkedTableNames`), where the store can:
+    /// what every command that makes or labels a file does at its end.
+    public func captureOutsideEditsOfLinkedTables() throws {
+        guard !(try changeCaptureTables().isEmpty && linkedTableNames().isEmpty) else { return }
+        do {
+            try installChangeCapture(on: linkedTableNames())
+        } catch StoreError.notSupported {
+            return
+        }
+    }
+
     /// Through `forEachIndexedRow`, in fid order.
     public func forEachIndexBox(_ table: FeatureTable, meeting box: Envelope?, _ body: (_ fid: Int64, _ box: Envelope) throws -> Void) throws {
         try forEachIndexedRow(table, meeting: box, size: .any, reading: .box) { try body($0.fid, $0.box) }

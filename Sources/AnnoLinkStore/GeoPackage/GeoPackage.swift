@@ -43,12 +43,22 @@ public final class GeoPackage {
         guard tables.count == 3 else {
             throw StoreError.notAGeoPackage(path: path, reason: "it has no gpkg_spatial_ref_sys, gpkg_contents and gpkg_geometry_columns tables")
         }
-        if !readOnly { try connection.execute("PRAGMA foreign_keys = ON") }
+        if !readOnly {
+            try connection.execute("PRAGMA foreign_keys = ON")
+            Self.markOwnWrites(connection)
+        }
     }
 
     private init(connection: Connection) throws {
         self.connection = connection
         try GeoPackageFunctions.register(on: connection)
+        Self.markOwnWrites(connection)
+    }
+
+    /// annolink's own transactions on `connection` pass the change capture by (docs/follow.md).
+    private static func markOwnWrites(_ connection: Connection) {
+        let marker = OwnWriteMarker()
+        connection.ownWrites = { [unowned connection] writing in try marker.mark(connection, writing: writing) }
     }
 
     /// Creates a new, empty GeoPackage 1.3 at `path`: application id, user version, the core

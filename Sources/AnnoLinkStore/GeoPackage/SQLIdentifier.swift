@@ -4,6 +4,12 @@ public func quoteIdentifier(_ name: String) -> String {
     quote(name, with: "\"")
 }
 
+/// Quotes `text` as an SQL string literal ('text', with embedded quotes doubled), for the
+/// statements annolink writes into a file's schema (trigger bodies), where no value can be bound.
+public func quoteString(_ text: String) -> String {
+    quote(text, with: "'")
+}
+
 /// `text` between two `mark`s, each `mark` inside doubled. Written without Foundation: it runs
 /// for every statement an edit builds, and `replacingOccurrences` was a sixth of a bulk move.
 private func quote(_ text: String, with mark: Character) -> String {

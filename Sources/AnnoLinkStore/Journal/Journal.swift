@@ -75,6 +75,13 @@ public final class Journal {
         return recorded
     }
 
+    /// Runs `body` with the entry being recorded not seeing its writes (`JournalRecorder.
+    /// withoutRecording`); outside an entry, just runs it.
+    func withoutRecording<T>(_ body: () throws -> T) rethrows -> T {
+        guard let recording else { return try body() }
+        return try recording.withoutRecording(body)
+    }
+
     /// Prepares for a new entry: creates the journal tables when they are missing and
     /// discards the undone entries.
     private func prepareNewEntry() throws {

@@ -16,6 +16,7 @@ final class JournalTableFilter {
 
     func records(_ name: UnsafePointer<CChar>) -> Bool {
         if strncasecmp(name, JournalSchema.prefix, JournalSchema.prefix.utf8.count) == 0 { return false }
+        if strncasecmp(name, ChangeCapture.prefix, ChangeCapture.prefix.utf8.count) == 0 { return false }
         if strncasecmp(name, "rtree_", 6) == 0 {
             let length = strlen(name)
             func ends(with suffix: String) -> Bool {

@@ -32,6 +32,11 @@ public final class Connection {
     /// served file and its layout the one it read; docs/serve.md). What it throws rolls the
     /// transaction back and is thrown by `write`.
     public var beginCheck: (() throws -> Void)?
+    /// Run by `write` after `beginCheck` and again right before it commits its outermost
+    /// transaction (`true`, then `false`): the change-capture triggers pass over the writes in
+    /// between, so annolink's own edits are not recorded as outside edits (docs/follow.md). What
+    /// it throws rolls the transaction back.
+    public var ownWrites: ((_ begun: Bool) throws -> Void)?
 
     /// Opens `path`. For writable connections `journalMode` (WAL unless told otherwise; nil
     /// leaves the file's own) is requested and the answer checked; a 5-second busy timeout and
@@ -234,7 +239,9 @@ public final class Connection {
         try execute("BEGIN IMMEDIATE")
         do {
             try beginCheck?()
+            try ownWrites?(true)
             let result = try body()
+            try ownWrites?(false)
             try execute("COMMIT")
             return result
         } catch {
