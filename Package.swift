@@ -91,6 +91,7 @@ let package = Package(
             "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkChecks", "AnnoLinkTestSupport",
         ]),
         .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkPostGIS", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AssetEmbedderTests", dependencies: ["AssetEmbedder"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`
         // builds it first, and the harness runs the one beside the test bundle.
         .testTarget(name: "EndToEndTests", dependencies: [
