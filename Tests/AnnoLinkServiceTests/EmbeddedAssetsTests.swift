@@ -1,6 +1,7 @@
-@testable import AnnoLinkService
 import Foundation
 import Testing
+
+@testable import AnnoLinkService
 
 /// The map editor's files as the binary holds them (`EmbeddedAssets`, written at build time by
 /// Plugins/EmbedAssets) against the files in Sources/AnnoLinkService/MapPage/Assets.

@@ -1,5 +1,6 @@
-@testable import AssetEmbedder
 import Testing
+
+@testable import AssetEmbedder
 
 /// How `AssetEmbedder` writes a file as a Swift literal (Plugins/EmbedAssets; docs/editor.md,
 /// "Where the page's files live"): delimiters no file can end, and files it cannot carry refused.

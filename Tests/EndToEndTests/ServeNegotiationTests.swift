@@ -176,8 +176,10 @@ struct ServeNegotiationTests {
         defer { _ = server.stop() }
         let paths = try editorAssets(of: server)
         // The core, every module, Leaflet and the fonts of the style, all found from the page.
-        let expected = ["/", "/editor.js", "/editor.css", "/editor-geoview.js", "/editor-sketch.js", "/editor-live.js", "/editor-layers.js",
-                        "/editor-labels.js", "/leaflet/leaflet.js", "/leaflet/leaflet.css", "/leaflet/images/layers.png", "/fonts/tahoma.ttf", "/fonts/tahomabd.ttf"]
+        let expected = [
+            "/", "/editor.js", "/editor.css", "/editor-geoview.js", "/editor-sketch.js", "/editor-live.js", "/editor-layers.js", "/editor-labels.js",
+            "/leaflet/leaflet.js", "/leaflet/leaflet.css", "/leaflet/images/layers.png", "/fonts/tahoma.ttf", "/fonts/tahomabd.ttf",
+        ]
         #expect(Set(expected).isSubset(of: paths), "\(paths)")
         for path in paths {
             let first = try server.request(path)
