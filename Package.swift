@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The package shows the architecture (docs/design.md draws it): C system libraries at the
 // bottom; pure geometry values; beside each other the GEOS/PROJ engine, the GeoPackage store
 // (SQLite only) and the PostGIS layer (libpq; docs/postgis.md); annotation on both; then the
@@ -44,11 +44,16 @@ let package = Package(
         // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
         // The HTTP service: FeatureServer and OGC API Features routes over the edit service, and the
-        // map editor's page (its exported image drawn by AnnoLinkRender).
+        // map editor's page (its exported image drawn by AnnoLinkRender). The page, style and
+        // scripts are files in MapPage/Assets, not sources nor resources: EmbedAssets compiles
+        // them into the target, so that the binary needs no installed files (docs/editor.md).
         .target(name: "AnnoLinkService", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "AnnoLinkEditing", "AnnoLinkRender", "AnnoLinkSketch",
             "AnnoLinkPostGIS", "CMicroHTTPD", "CZlib",
-        ]),
+        ], exclude: ["MapPage/Assets"], plugins: ["EmbedAssets"]),
+        // The build tool that writes the assets as Swift string constants, and its plugin.
+        .executableTarget(name: "AssetEmbedder"),
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["AssetEmbedder"]),
         .target(name: "AnnoLinkCLI", dependencies: [
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",
             "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService", "AnnoLinkRender", "AnnoLinkPostGIS",
@@ -86,6 +91,7 @@ let package = Package(
             "AnnoLinkService", "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkImport", "AnnoLinkChecks", "AnnoLinkTestSupport",
         ]),
         .testTarget(name: "AnnoLinkCLITests", dependencies: ["AnnoLinkCLI", "AnnoLinkPostGIS", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AssetEmbedderTests", dependencies: ["AssetEmbedder"]),
         // The end-to-end tests run the `annolink` binary, so they depend on it: `swift test`
         // builds it first, and the harness runs the one beside the test bundle.
         .testTarget(name: "EndToEndTests", dependencies: [

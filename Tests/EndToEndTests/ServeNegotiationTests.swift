@@ -149,4 +149,49 @@ struct ServeNegotiationTests {
             #expect(again.status == 304 && again.body.isEmpty, "\(path): \(again.status)")
         }
     }
+
+    /// Every URL the page loads from `annolink serve`, found in the page itself: its `src=` and
+    /// `href=` (but `data:` and the `<base href>` they are relative to), and the `url(…)`s of its
+    /// styles, relative to each style's folder; as paths from the root.
+    func editorAssets(of server: ServeProcess) throws -> [String] {
+        func references(_ text: String, _ pattern: String) throws -> [String] {
+            let expression = try NSRegularExpression(pattern: pattern)
+            return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+                Range($0.range(at: 1), in: text).map { String(text[$0]) }
+            }
+        }
+        let page = try server.request("/")
+        #expect(page.status == 200)
+        var paths = try references(page.text, #"(?<!<base )(?:src|href)="([^":]+)""#).map { "/" + $0 }
+        for style in paths where style.hasSuffix(".css") {
+            let folder = String(style[...style.lastIndex(of: "/")!])
+            paths += try references(try server.request(style).text, ##"url\("?([^"#:)]+)"?\)"##).map { folder + $0 }
+        }
+        return ["/", "/index.html"] + paths
+    }
+
+    @Test("the page and every script, style and font it loads is tagged with its content and answered 304 on a repeat with the tag, gzipped or not")
+    func editorAssetTags() throws {
+        guard let (_, server) = try Harness.serveLoudoun() else { return }
+        defer { _ = server.stop() }
+        let paths = try editorAssets(of: server)
+        // The core, every module, Leaflet and the fonts of the style, all found from the page.
+        let expected = [
+            "/", "/editor.js", "/editor.css", "/editor-geoview.js", "/editor-sketch.js", "/editor-live.js", "/editor-layers.js", "/editor-labels.js",
+            "/leaflet/leaflet.js", "/leaflet/leaflet.css", "/leaflet/images/layers.png", "/fonts/tahoma.ttf", "/fonts/tahomabd.ttf",
+        ]
+        #expect(Set(expected).isSubset(of: paths), "\(paths)")
+        for path in paths {
+            let first = try server.request(path)
+            #expect(first.status == 200, "\(path)")
+            let tag = try #require(first.headers["etag"], "\(path)")
+            #expect(first.headers["cache-control"] == "no-cache", "\(path): a browser asks again each time")
+            for headers in [["If-None-Match": tag], ["If-None-Match": tag, "Accept-Encoding": "gzip"], ["If-None-Match": "\"other\", " + tag]] {
+                let again = try server.request(path, headers: headers)
+                #expect(again.status == 304 && again.body.isEmpty, "\(path) \(headers): \(again.status)")
+                #expect(again.headers["etag"] == tag, "\(path)")
+            }
+            #expect(try server.request(path, headers: ["If-None-Match": "\"other\""]).status == 200, "\(path): another tag gets the file")
+        }
+    }
 }

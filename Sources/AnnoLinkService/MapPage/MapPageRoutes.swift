@@ -24,9 +24,7 @@ public struct MapPageRoutes: Routes {
         switch path {
         case "/", "/index.html":
             file = StaticFile(contentType: "text/html; charset=utf-8", bytes: Array(MapPageAssets.html(dataset: dataset.name, prefix: request.linkPrefix).utf8))
-        case "/editor.js", "/editor.css":
-            file = Self.pageFiles[path]
-        case let path where path.hasPrefix("/editor-"):
+        case _ where path == "/editor.js" || path == "/editor.css" || path.hasPrefix("/editor-"):
             file = Self.pageFiles[path]
         default:
             guard path.hasPrefix("/leaflet/") || path.hasPrefix("/fonts/") else { return nil }
@@ -43,26 +41,27 @@ public struct MapPageRoutes: Routes {
             refusal.headers.append(("Allow", "GET, HEAD"))
             return refusal
         }
-        // `no-cache`: a browser asks again each time, and a file that has not changed since
-        // (the tag, hashed once) is answered 304 by `ContentNegotiation`.
+        // Every file of the editor is answered here, with its tag. `no-cache`: a browser asks
+        // again each time, and a file that has not changed since is answered 304 by
+        // `ContentNegotiation`, as every route's answer is.
         var response = HTTPResponse(status: 200, contentType: file.contentType, body: file.bytes)
         response.headers.append(("Cache-Control", "no-cache"))
-        if let tag = file.entityTag { response.headers.append(("ETag", tag)) }
+        response.headers.append(("ETag", file.entityTag))
         return response
     }
 
-    /// One file the page needs, in memory, with the tag of its content when it never changes
-    /// while the server runs (nil for the page itself, which the request's prefix changes:
-    /// `ContentNegotiation` hashes it per answer).
+    /// One file the page needs, in memory, with the tag of its content (docs/editor.md, "How it
+    /// is served"). The embedded files and the system's are made once, so hashed once; the page
+    /// is made per request (its dataset name and prefix), a hash of 1.6 kB.
     struct StaticFile: Sendable {
         var contentType: String
         var bytes: [UInt8]
-        var entityTag: String?
+        var entityTag: String
 
-        init(contentType: String, bytes: [UInt8], isStatic: Bool = false) {
+        init(contentType: String, bytes: [UInt8]) {
             self.contentType = contentType
             self.bytes = bytes
-            entityTag = isStatic ? "\"\(ContentNegotiation.fingerprint(bytes))\"" : nil
+            entityTag = "\"\(ContentNegotiation.fingerprint(bytes))\""
         }
     }
 
@@ -71,10 +70,10 @@ public struct MapPageRoutes: Routes {
         let script = "text/javascript; charset=utf-8"
         let style = ([MapPageAssets.style] + MapPageModule.all.map(\.style)).joined(separator: "\n")
         var files = [
-            "/editor.js": StaticFile(contentType: script, bytes: Array(MapPageAssets.script.utf8), isStatic: true),
-            "/editor.css": StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(style.utf8), isStatic: true),
+            "/editor.js": StaticFile(contentType: script, bytes: Array(MapPageAssets.script.utf8)),
+            "/editor.css": StaticFile(contentType: "text/css; charset=utf-8", bytes: Array(style.utf8)),
         ]
-        for module in MapPageModule.all { files[module.path] = StaticFile(contentType: script, bytes: Array(module.script.utf8), isStatic: true) }
+        for module in MapPageModule.all { files[module.path] = StaticFile(contentType: script, bytes: Array(module.script.utf8)) }
         return files
     }()
 
@@ -88,13 +87,13 @@ public struct MapPageRoutes: Routes {
             while let relative = walker.nextObject() as? String {
                 let ext = (relative as NSString).pathExtension.lowercased()
                 guard let type = types[ext], let data = FileManager.default.contents(atPath: directory + "/" + relative) else { continue }
-                files[prefix + relative] = StaticFile(contentType: type, bytes: Array(data), isStatic: true)
+                files[prefix + relative] = StaticFile(contentType: type, bytes: Array(data))
             }
         }
         add(leafletDirectory, as: "/leaflet/")
         for name in ["tahoma.ttf", "tahomabd.ttf"] {
             if let data = FileManager.default.contents(atPath: fontDirectory + "/" + name) {
-                files["/fonts/" + name] = StaticFile(contentType: "font/ttf", bytes: Array(data), isStatic: true)
+                files["/fonts/" + name] = StaticFile(contentType: "font/ttf", bytes: Array(data))
             }
         }
         return files
