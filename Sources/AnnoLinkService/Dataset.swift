@@ -87,6 +87,10 @@ public final class Dataset: @unchecked Sendable {
     private let storeReaders: Pool<PostGISStore>?
     private let storeWriters: Pool<EditService>?
     private let listener: JournalListener?
+    /// Follows other programs' edits of a served GeoPackage (not `--read-only`).
+    private var follower: OutsideEditFollower?
+    /// The writer's `data_version` when the follower last followed; only its thread uses it.
+    private var followedVersion: Int64?
     /// A read-only connection of a `--read-only` GeoPackage dataset, kept only to ask
     /// `PRAGMA data_version` (`changeEpoch()`); under `watchLock`.
     private let watchPackage: GeoPackage?
@@ -166,6 +170,7 @@ public final class Dataset: @unchecked Sendable {
         servedFile = opened
         readers = Pool(first: ServedReader(first), limit: max(1, readerLimit)) { ServedReader(try reader()) }
         writerPackage?.connection.beginCheck = { [weak self] in try self?.checkWriteTransaction() }
+        if writerPackage != nil { follower = OutsideEditFollower(self) }
     }
 
     /// Stops every SQL statement running or yet to run on the dataset's GeoPackage connections:
@@ -178,6 +183,7 @@ public final class Dataset: @unchecked Sendable {
 
     deinit {
         listener?.stop()
+        follower?.stop()
     }
 
     /// Runs `body` with a read-only view of the GeoPackage, in one read transaction, under the
@@ -390,6 +396,25 @@ public final class Dataset: @unchecked Sendable {
         try followFile(writer, writerPackage)
     }
 
+    /// Follows the edits other programs committed since the last call (`EditService.
+    /// followOutsideEdits`), as an edit of the server's own, when the writer's `data_version`
+    /// says another connection committed; nothing when an edit holds the writer (it catches
+    /// up itself). Returns what went wrong, for the follower to report. Called by
+    /// `OutsideEditFollower`'s thread only.
+    func followOutsideEdits() -> String? {
+        guard let writerPackage, stopping.stopsAt == nil, writeLock.try() else { return nil }
+        let version = try? writerPackage.connection.dataVersion()
+        writeLock.unlock()
+        guard let version, version != followedVersion else { return nil }
+        do {
+            try write { try $0.followOutsideEdits(command: "annolink serve (following outside edits)") }
+            followedVersion = version
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// Throws when the edit request this thread is making has run past `editTimeLimit`, or the
     /// server is stopping and its edits' time is up; nothing when it is not writing. Long
     /// batches call it between edits, so that Swift code between statements is bounded too.
@@ -404,6 +429,7 @@ public final class Dataset: @unchecked Sendable {
     /// calls it so that every request in flight is answered within its grace.
     public func stopEdits(within seconds: Double) {
         stopping.stop(within: seconds)
+        follower?.stop()
     }
 
     /// Runs `body` as `write` does, unless `key` of `user` answered a request already: then

@@ -133,6 +133,36 @@ struct FollowTests {
         #expect(try Harness.sqlite(path, "SELECT AnchorX FROM Loudoun_Address_PointsAnno_1 WHERE fid = 5") == String(after.first ?? 0))
     }
 
+    /// Polls `condition` every 50 ms until it holds or `limit` seconds passed (a limit far above
+    /// any honest run: the server follows within a second on a quiet machine, docs/benchmarks.md).
+    static func eventually(limit: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = Date().addingTimeInterval(limit)
+        while Date() < end {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try condition()
+    }
+
+    @Test("annolink serve follows GDAL's edit by itself: the label, the journal and GET /journal's key change")
+    func serveFollows() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        #expect(try Harness.annolink("follow", "--install", path).status == 0)
+        let server = try ServeProcess(file: path)
+        defer { _ = server.stop() }
+        let key = try server.request("/journal").text
+        _ = try Self.edit(path, "set")
+        #expect(try Self.eventually {
+            try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831") == "45765 ELMWOOD"
+        })
+        let journal = try server.request("/journal").text
+        #expect(journal != key && journal.contains("outside edit: Loudoun_Address_Points_1 fid 831"), "\(journal)")
+        // An edit through the service after another outside edit catches up first.
+        _ = try Self.edit(path, "move")
+        #expect(try Self.eventually { try Harness.sqlite(path, "SELECT count(*) FROM annolink_changes") == "0" })
+        #expect(try Harness.annolink("check", path).status == 0)
+    }
+
     @Test("follow without the triggers, --remove, and bad usage say what to do")
     func usage() throws {
         guard let path = try Harness.importLoudoun() else { return }
