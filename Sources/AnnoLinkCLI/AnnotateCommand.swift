@@ -250,6 +250,8 @@ struct AnnotateCommand: ParsableCommand {
             }!
             return try engine.generate(compiled, progress: progress.update)
         }
+        // The new class's tables are followed when other programs edit them (docs/follow.md).
+        try store.captureOutsideEditsOfLinkedTables()
         progress.finish(summary.features)
         for warning in engine.warnings { Output.diagnostic("warning: \(warning)") }
         if json {

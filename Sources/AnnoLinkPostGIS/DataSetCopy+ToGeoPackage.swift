@@ -129,6 +129,8 @@ extension DataSetCopy {
             }
             summary.layerStyles = try copyStyles(from: connection, into: package, tables: copied)
         }
+        // Edits QGIS or GDAL make in the copy are followed (docs/follow.md).
+        try package.captureOutsideEditsOfLinkedTables()
         // Out of WAL for the move: the checkpoint puts every page in the file itself.
         try package.connection.execute("PRAGMA journal_mode = DELETE")
         return summary

@@ -238,8 +238,10 @@ extension GeoPackage {
         let result = try NewFile.write(path) { temporary in
             let package = try GeoPackage.create(path: temporary)
             let result = try body(package)
-            // Every file annolink makes opens in QGIS with its annotation shown as text.
+            // Every file annolink makes opens in QGIS with its annotation shown as text, and
+            // follows the edits QGIS or GDAL make in it (docs/follow.md).
             try package.writeLayerStyles()
+            try package.captureOutsideEditsOfLinkedTables()
             // Out of WAL for the move: the checkpoint puts every page in the file itself and
             // SQLite removes the -wal; the finished file is switched back under its own name.
             try package.connection.execute("PRAGMA journal_mode = DELETE")
