@@ -1,4 +1,5 @@
 import AnnoLinkChecks
+import AnnoLinkEditing
 import AnnoLinkGeometry
 import AnnoLinkStore
 import Foundation
@@ -153,6 +154,8 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws -> ExitStatus {
         let store = try StoreTarget.open(path, readOnly: !fix)
+        // A repair starts from the file with the outside edits followed, as every edit does.
+        if fix, !dryRun { try EditService(store: store).followOutsideEdits(command: EditOutput.commandLine) }
         let checker = ConsistencyChecker(store: store)
         var listing = ProblemListing(json: json, all: all)
         var found: [Problem] = []

@@ -22,11 +22,13 @@ extension ConsistencyChecker {
         summary.originTables = plan.originTables.map(\.name)
         summary.classes = plan.groups.reduce(0) { $0 + $1.classes.count }
         guard !plan.annotationTables.isEmpty else { return summary }
+        let unfollowed = try unfollowedRows(plan)
         func emit(_ problem: Problem) throws {
-            guard codes.contains(problem.code) else { return }
+            guard codes.contains(problem.code), problem.code == .notFollowed || !unfollowed.concerns(problem) else { return }
             summary.count(problem)
             try report(problem)
         }
+        for problem in unfollowed.problems { try emit(problem) }
         // The review pass reads the annotation tables on its own (`checkPlacedAnnotation`).
         guard !codes.isDisjoint(with: Self.annotationPassCodes.union([.unknownClass])) else {
             summary.annotationRows = try checkPlacedAnnotation(inScope: plan.annotationTables, report: emit, tick: {})

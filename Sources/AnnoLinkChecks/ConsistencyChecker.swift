@@ -133,6 +133,7 @@ public final class ConsistencyChecker {
         var summary = CheckSummary()
         try connection.read {
             let plan = try makePlan(table: table)
+            let unfollowed = try unfollowedRows(plan)
             summary.annotationTables = plan.annotationTables.map(\.name)
             summary.originTables = plan.originTables.map(\.name)
             summary.classes = plan.groups.reduce(0) { $0 + $1.classes.count }
@@ -154,10 +155,11 @@ public final class ConsistencyChecker {
                 if done % 4096 == 0 { progress(done, total) }
             }
             func emit(_ problem: Problem) throws {
-                guard codes.contains(problem.code) else { return }
+                guard codes.contains(problem.code), problem.code == .notFollowed || !unfollowed.concerns(problem) else { return }
                 summary.count(problem)
                 try report(problem)
             }
+            for problem in unfollowed.problems { try emit(problem) }
 
             if annotationPass {
                 let read = try checkOriginsAndAnnotation(plan, report: emit, tick: tick)
@@ -179,6 +181,43 @@ public final class ConsistencyChecker {
             progress(done, total)
         }
         return summary
+    }
+
+    /// The rows of `plan`'s tables that other programs changed and annolink has not followed
+    /// yet (`FeatureStore.pendingOutsideEdits`): each a `not-followed` problem, and the other
+    /// problems of those rows and their annotation are left out.
+    func unfollowedRows(_ plan: Plan) throws -> UnfollowedRows {
+        var rows = UnfollowedRows()
+        guard codes.contains(.notFollowed) else { return rows }
+        let annotation = Set(plan.annotationTables.map { $0.name.lowercased() })
+        let inScope = annotation.union(plan.originTables.map { $0.name.lowercased() })
+        for (table, fids) in try store.pendingOutsideEdits().sorted(by: { $0.key < $1.key }) where inScope.contains(table.lowercased()) {
+            let isAnnotation = annotation.contains(table.lowercased())
+            for fid in fids {
+                rows.keys.insert(UnfollowedRows.key(table, fid))
+                let message = "changed by another program and not followed yet; 'annolink follow' (or any annolink edit) regenerates its annotation"
+                rows.problems.append(isAnnotation
+                    ? Problem(code: .notFollowed, annotationTable: table, annotationFid: fid, message: message)
+                    : Problem(code: .notFollowed, originTable: table, originFid: fid, message: message))
+            }
+        }
+        return rows
+    }
+
+    /// What `unfollowedRows` found.
+    struct UnfollowedRows {
+        var keys: Set<String> = []
+        var problems: [Problem] = []
+
+        static func key(_ table: String, _ fid: Int64) -> String { "\(table.lowercased())\u{0}\(fid)" }
+
+        /// Whether `problem` is about a row not followed yet, or about the annotation of one.
+        func concerns(_ problem: Problem) -> Bool {
+            guard !keys.isEmpty else { return false }
+            if let table = problem.originTable, let fid = problem.originFid, keys.contains(Self.key(table, fid)) { return true }
+            if let table = problem.annotationTable, let fid = problem.annotationFid, keys.contains(Self.key(table, fid)) { return true }
+            return false
+        }
     }
 
     /// The origin pass of every origin table in `plan`, then the annotation pass of every group.

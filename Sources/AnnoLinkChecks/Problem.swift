@@ -29,6 +29,10 @@ public enum ProblemCode: String, CaseIterable, Hashable, Sendable, Comparable {
     /// An annotation row stored unplaced (`Status` 1, as ArcGIS keeps a label it could not
     /// place): for a reviewer to place or accept.
     case unplacedAnnotation = "unplaced-annotation"
+    /// A row another program (QGIS, GDAL, Python) inserted, updated or deleted, recorded by the
+    /// change capture and not followed yet (docs/follow.md): reported instead of the stale
+    /// annotation it leaves, which following will regenerate. `check --fix` follows it first.
+    case notFollowed = "not-followed"
     /// Information, reported only when asked (`check --only off-rule`): a label placed away
     /// from its rule position — by ArcGIS's label engine, a person or conflict-aware placement —
     /// farther than the position tolerance or turned more than the angle tolerance, as its

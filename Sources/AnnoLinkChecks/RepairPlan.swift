@@ -51,7 +51,8 @@ public struct RepairPlan: Sendable {
             return
         }
         switch problem.code {
-        case .invalidGeometry, .unknownClass, .offRule:
+        // Not followed: `check --fix` follows the outside edits before it checks.
+        case .invalidGeometry, .unknownClass, .offRule, .notFollowed:
             return
         case .index:
             index[problem.table, default: []].append(problem.annotationFid ?? problem.originFid ?? 0)

@@ -163,9 +163,27 @@ struct FollowTests {
         #expect(try Harness.annolink("check", path).status == 0)
     }
 
+    @Test("check reports an outside edit not followed as its own code, not as stale annotation; check --fix follows it")
+    func checkSeesUnfollowed() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        _ = try Self.edit(path, "set")
+        let check = try Harness.annolink("check", path)
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("not-followed") && check.stdout.contains("831"), "\(check.stdout)")
+        #expect(!check.stdout.contains("stale-text"), "\(check.stdout)")
+        let fix = try Harness.annolink("check", path, "--fix")
+        #expect(fix.status <= 1, "\(fix.stderr)")
+        #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831") == "45765 ELMWOOD")
+        #expect(try Harness.annolink("log", path, "--limit", "1").stdout.contains("outside edit"))
+        #expect(try Harness.annolink("check", path).status == 0)
+    }
+
     @Test("follow without the triggers, --remove, and bad usage say what to do")
     func usage() throws {
         guard let path = try Harness.importLoudoun() else { return }
+        // An import records outside edits from the start.
+        #expect(try Harness.sqlite(path, "SELECT count(*) FROM annolink_changes_tables") == "4")
+        #expect(try Harness.annolink("follow", "--remove", path).status == 0)
         let bare = try Harness.annolink("follow", path)
         #expect(bare.status == 65 && bare.stderr.contains("follow --install"), "\(bare.stderr)")
         #expect(try Harness.annolink("follow", "--install", "--remove", path).status == 64)
