@@ -37,11 +37,18 @@ extension EditService {
         return table.attributeColumns.filter { $0.isNotNull && $0.defaultSQL == nil && $0.name.lowercased() != globalID }
     }
 
-    /// Refuses a text for `table`'s GlobalID column that is not a GUID in braces.
+    /// Refuses NULL, or a text that is not a GUID in braces, for `table`'s GlobalID column.
     ///
     /// - Throws: `EditError.invalidValue` saying the form.
     func checkGlobalID(_ value: SQLValue, text: String, column: Column, of table: FeatureTable) throws {
-        guard column.name.lowercased() == table.globalIDColumn?.name.lowercased(), case .text(let given) = value else { return }
+        guard column.name.lowercased() == table.globalIDColumn?.name.lowercased() else { return }
+        // Held even where the file lets other programs leave it out (docs/follow.md): the change
+        // capture gives those rows one, and annolink's own edits never take one away.
+        if value.isNull {
+            throw EditError.invalidValue(table: table.name, field: column.name, value: text,
+                                         reason: "the column is NOT NULL for ArcGIS: a GlobalID keys the feature's relationships (a new feature gets one of its own)")
+        }
+        guard case .text(let given) = value else { return }
         guard GlobalID.isGUID(given) else {
             throw EditError.invalidValue(table: table.name, field: column.name, value: text,
                                          reason: "a GlobalID is a GUID in braces, {XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX} (hexadecimal digits)")

@@ -462,7 +462,8 @@ struct JSONShapeTests {
             "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update2; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update3; " +
             "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update4; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update5; " +
             "DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update6; DROP TRIGGER IF EXISTS rtree_address_points_anno_geom_update7")
-        _ = try Harness.sqlite(path, "UPDATE address_points_anno SET TextString = 'X' WHERE fid IN (1, 2)")
+        // Damage past the change capture (which sqlite3's writes fire too), for check to find.
+        _ = try Harness.sqlite(path, "UPDATE address_points_anno SET TextString = 'X' WHERE fid IN (1, 2); DELETE FROM annolink_changes")
         let (found, foundObject) = try run(CheckReport.self, ["check", path, "--json", "--only", CheckReviewTests.consistency], status: 1)
         #expect(found.counts == ["stale-text": 2])
         #expect(found.problems.map(\.code) == ["stale-text", "stale-text"])
