@@ -96,7 +96,7 @@ let package = Package(
         // builds it first, and the harness runs the one beside the test bundle.
         .testTarget(name: "EndToEndTests", dependencies: [
             "annolink", "AnnoLinkGeometry", "AnnoLinkTestSupport", "AnnoLinkStore", "AnnoLinkPostGIS",
-        ]),
+        ], exclude: ["Browser"]),
     ],
     swiftLanguageModes: [.v6]
 )

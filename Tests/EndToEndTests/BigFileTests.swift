@@ -178,33 +178,7 @@ struct BigFileTests {
     /// Arguments: the server's URL. In a window wider than the widest picture `/render.png`
     /// draws (4096 px), the first view's overview is refused (400); then the window is made
     /// 1280 px wide and the next view is drawn. Prints what the page showed after each.
-    static let bannerScript = #"""
-    import json, sys, time, urllib.request
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-    \#(Browser.chromium)
-    d = chromium(4600, 800)
-    \#(Browser.page)
-    def seen():
-        return {"status": d.find_element(By.ID, "status").text, "views": views(), "failed": int(body("data-failed-views") or 0),
-                "banners": [e.text for e in d.find_elements(By.CSS_SELECTOR, "#errors .error")],
-                "mapWidth": d.execute_script("return annolinkMap.getSize().x"), "overview": body("data-overview")}
-    out = {}
-    try:
-        d.get(sys.argv[1] + "/")
-        WebDriverWait(d, 60).until(lambda d: int(body("data-failed-views") or 0) > 0 and settled())
-        out["failed"] = seen()
-        drawn = views()
-        d.set_window_size(1280, 800)
-        WebDriverWait(d, 60).until(lambda d: views() > drawn and settled())
-        out["drawn"] = seen()
-        out["severe"] = [x["message"] for x in d.get_log("browser") if x["level"] == "SEVERE" and "render.png" not in x["message"]]
-    finally:
-        d.quit()
-    print(json.dumps(out))
-    """#
+    static let bannerScript = Browser.script("big_file_banner.py")
 
     @Test("the page: a view whose overview is refused says so, not loading…, and the next view drawn clears its banner")
     func failedViewBanner() throws {
@@ -214,7 +188,7 @@ struct BigFileTests {
         try #require(try Harness.annolink("sample", path, "--parcels", "3000").status == 0)
         let server = try ServeProcess(file: path, arguments: ["--quiet"])
         defer { _ = server.stop() }
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.bannerScript, server.url])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.bannerScript, server.url])
         try #require(result.status == 0, "\(result.stderr)")
         let out = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let failed = try #require(out["failed"] as? [String: Any]), drawn = try #require(out["drawn"] as? [String: Any])

@@ -12,47 +12,7 @@ struct CrossSiteTests {
     /// A page on another origin (another port of 127.0.0.1, served by Python's http.server)
     /// auto-submits three forms in Chromium, as the probe did: an attribute edit of fid 831, the
     /// delete of 834, an empty POST to /journal/undo. Arguments: the server's URL.
-    static let attack = #"""
-    import http.server, json, os, sys, tempfile, threading, time
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.support.ui import WebDriverWait
-    \#(Browser.chromium)
-    target = sys.argv[1]
-    folder = tempfile.mkdtemp()
-    forms = [
-        ("/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits",
-         {"f": "json", "updates": json.dumps([{"attributes": {"fid": 831, "AD_ADDRESS": 99999}}])}),
-        ("/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits", {"f": "json", "deletes": "834"}),
-        ("/journal/undo", {}),
-    ]
-    html = ["<!doctype html><title>elsewhere</title><body><script>window.loaded = 0;</script>"]
-    for i, (path, fields) in enumerate(forms):
-        inputs = "".join('<input type="hidden" name="%s" value="%s">' % (k, v.replace('"', "&quot;")) for k, v in fields.items())
-        html.append('<form id="f%d" method="post" action="%s%s" target="w%d">%s</form>' % (i, target, path, i, inputs))
-    html.append("""<script>
-    for (let i = 0; i < %d; i++) {
-      const frame = document.createElement("iframe");
-      frame.name = "w" + i;
-      document.body.appendChild(frame);
-      frame.onload = () => window.loaded++;
-      document.getElementById("f" + i).submit();
-    }
-    </script></body>""" % len(forms))
-    with open(os.path.join(folder, "attack.html"), "w") as f:
-        f.write("".join(html))
-    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    d = chromium(800, 600)
-    try:
-        d.get("http://127.0.0.1:%d/attack.html" % httpd.server_address[1])
-        WebDriverWait(d, 60).until(lambda d: d.execute_script("return window.loaded") >= len(forms))
-        print(json.dumps({"loaded": d.execute_script("return window.loaded")}))
-    finally:
-        d.quit()
-        httpd.shutdown()
-    """#
+    static let attack = Browser.script("cross_site_attack.py")
 
     @Test("a cross-origin form POST in Chromium changes nothing on a server without tokens")
     func crossOriginFormsInChromium() throws {
@@ -64,7 +24,7 @@ struct CrossSiteTests {
         #expect(((own.object?["updateResults"] as? [[String: Any]])?.first?["success"] as? Bool) == true, "\(own.text)")
         let before = try Harness.dump(path, excluding: [])
 
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.attack, server.url])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.attack, server.url])
         try #require(result.status == 0, "\(result.stderr)")
         // The browser sent all three, and the server refused them.
         let deadline = Date().addingTimeInterval(60)
@@ -159,47 +119,7 @@ struct CrossSiteTests {
     /// A page of another origin reads and edits (with a token) through `--cors`, in Chromium;
     /// from a server without `--cors` the browser gives it nothing. Arguments: the URL of the
     /// server with `--cors`, the URL of the one without.
-    static let webApp = #"""
-    import http.server, json, os, sys, tempfile, threading
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    \#(Browser.chromium)
-    folder = tempfile.mkdtemp()
-    with open(os.path.join(folder, "app.html"), "w") as f:
-        f.write("<!doctype html><title>a web app elsewhere</title><p>app</p>")
-    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=folder, **k)
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    script = """
-    const done = arguments[arguments.length - 1];
-    async function use(base, value) {
-      const out = {};
-      try { const r = await fetch(base + "/ogc/collections?f=json"); out.read = r.status; out.collections = (await r.json()).collections.length; }
-      catch (e) { out.read = String(e); }
-      try {
-        const body = new URLSearchParams({f: "json", updates: JSON.stringify([{attributes: {fid: 831, AD_ADDRESS: value}}])});
-        const r = await fetch(base + "/arcgis/rest/services/loudoun/FeatureServer/0/applyEdits",
-                              {method: "POST", headers: {"Authorization": "Bearer t-alice"}, body});
-        out.edit = await r.json();
-      } catch (e) { out.edit = String(e); }
-      try {
-        const r = await fetch(base + "/journal/undo", {method: "POST"});
-        out.anonymousUndo = r.status;
-      } catch (e) { out.anonymousUndo = String(e); }
-      return out;
-    }
-    Promise.all([use(arguments[0], 21004), use(arguments[1], 21005)]).then(done);
-    """
-    d = chromium(800, 600)
-    try:
-        d.set_script_timeout(60)
-        d.get("http://127.0.0.1:%d/app.html" % httpd.server_address[1])
-        allowed, refused = d.execute_async_script(script, sys.argv[1], sys.argv[2])
-        print(json.dumps({"allowed": allowed, "refused": refused}))
-    finally:
-        d.quit()
-        httpd.shutdown()
-    """#
+    static let webApp = Browser.script("cross_site_web_app.py")
 
     @Test("--cors lets a web app elsewhere read and edit with a token in Chromium; without it the browser gives the page nothing")
     func webAppThroughCORS() throws {
@@ -209,7 +129,7 @@ struct CrossSiteTests {
         guard let (path, open) = try Harness.serveLoudoun(["--tokens", tokens, "--cors", "*"]),
               let (otherPath, closed) = try Harness.serveLoudoun(["--tokens", tokens]) else { return }
         defer { _ = open.stop(); _ = closed.stop() }
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.webApp, open.url, closed.url])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.webApp, open.url, closed.url])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [String: Any]])
         let allowed = try #require(seen["allowed"]), refused = try #require(seen["refused"])

@@ -9,134 +9,15 @@ import Testing
 /// and the page with a 100,000-parcel sample, timed.
 @Suite("Map editor: live, undo, 100k parcels", .serialized)
 struct MapEditorLiveTests {
-    /// Shared by the browser scripts: the driver, waiting for the page to be idle, and taps.
-    static let prelude = #"""
-    import json, math, subprocess, sys, time, urllib.parse, urllib.request
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-    \#(Browser.chromium)
-
-    def get(url):
-        with urllib.request.urlopen(url) as r:
-            return json.load(r)
-    def browser():
-        return chromium(1280, 800)
-    def body(d, name):
-        return d.find_element(By.TAG_NAME, "body").get_attribute(name)
-    def settled(d):
-        # No request in flight, twice 100 ms apart.
-        idle = lambda: body(d, "data-pending") in (None, "0") and body(d, "data-journal-pending") in (None, "0")
-        if not idle(): return False
-        time.sleep(0.1)
-        return idle()
-    """#
-
     /// Arguments: the server's URL, the file, the annolink binary. Prints what it saw as JSON.
-    static let liveScript = prelude + "\n" + #"""
-    base, path, annolink = sys.argv[1], sys.argv[2], sys.argv[3]
-    service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    LABEL = 'text[data-layer="Loudoun_Address_PointsAnno_1"][data-feature-id="831"]'
-    def sqlite(sql):
-        return subprocess.run(["sqlite3", path, sql], capture_output=True, text=True, check=True).stdout.strip()
-    d = browser()
-    out = {}
-    # A live redraw can replace the labels between finding one and reading it.
-    wait = WebDriverWait(d, 30, ignored_exceptions=[StaleElementReferenceException])
-    def label():
-        return d.find_element(By.CSS_SELECTOR, LABEL).text
-    def label_becomes(text):
-        # Waits for the label drawn to read `text`; returns the seconds it took.
-        t0 = time.time()
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, LABEL) and label() == text)
-        return time.time() - t0
-    try:
-        d.get(base + "/")
-        wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
-        wait.until(lambda d: d.find_element(By.ID, "live").text == "live")
-        undo, redo = d.find_element(By.NAME, "undo"), d.find_element(By.NAME, "redo")
-        out["start"] = {"undo": undo.is_enabled(), "redo": redo.is_enabled(), "title": undo.get_attribute("title")}
-        d.execute_script("window.notReloaded = true")
-
-        # Address point 831 at 1:1200, its popup open.
-        p = get(service + "/0/query?objectIds=831&returnGeometry=true&f=json")["features"][0]["geometry"]
-        zoom = -math.log2(1200 * 0.0254 / 96 / (1200 / 3937))
-        d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (p["y"], p["x"], zoom))
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, LABEL) and settled(d))
-        m = d.find_element(By.ID, "map")
-        c = d.execute_script("const p = annolinkMap.latLngToContainerPoint([arguments[1], arguments[0]]); return [p.x, p.y];", p["x"], p["y"])
-        ActionChains(d).move_to_element_with_offset(m, c[0] + 4 - m.size["width"] / 2, c[1] - 3 - m.size["height"] / 2).click().perform()
-        # Several features are within 10 px there: 831 is chosen from the identify list.
-        found = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.feature-form[data-oid="831"]')
-                           or d.find_elements(By.CSS_SELECTOR, '.identify-list button[data-oid="831"]'))
-        if not d.find_elements(By.CSS_SELECTOR, '.feature-form[data-oid="831"]'):
-            found[0].click()
-        form = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.feature-form[data-oid="831"]'))
-        wait.until(lambda d: settled(d))
-        out["before"] = {"label": wait.until(lambda d: label()), "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text}
-
-        # The command line, in another process, changes the house number: the label drawn and
-        # the open popup follow, without a reload.
-        redraws = int(body(d, "data-live-redraws") or 0)
-        t0 = time.time()
-        cli = subprocess.run([annolink, "set", path, "Loudoun_Address_Points_1", "831", "AD_ADDRESS=45888"], capture_output=True, text=True)
-        out["cliStatus"] = cli.returncode
-        label_becomes("45888 ELMWOOD")
-        out["cliSeconds"] = time.time() - t0
-        wait.until(lambda d: form.find_element(By.CSS_SELECTOR, ".annotation").text == "45888 ELMWOOD")
-        out["cli"] = {"label": wait.until(lambda d: label()), "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text,
-                      "field": form.find_element(By.NAME, "AD_ADDRESS").get_attribute("value"),
-                      "redraws": int(body(d, "data-live-redraws") or 0) - redraws,
-                      "undoTitle": undo.get_attribute("title"), "undo": undo.is_enabled()}
-
-        # Undo in the page: the file and the page go back.
-        wait.until(lambda d: undo.is_enabled())
-        undo.click()
-        label_becomes("45763 ELMWOOD")
-        wait.until(lambda d: settled(d) and d.find_element(By.ID, "message").text.startswith("undid"))
-        out["undo"] = {"message": d.find_element(By.ID, "message").text, "popup": form.find_element(By.CSS_SELECTOR, ".annotation").text,
-                       "file": sqlite("SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831") + "|" +
-                               sqlite("SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831"),
-                       "redo": redo.is_enabled(), "redoTitle": redo.get_attribute("title")}
-        # Redo in the page.
-        redo.click()
-        label_becomes("45888 ELMWOOD")
-        wait.until(lambda d: settled(d) and d.find_element(By.ID, "message").text.startswith("redid"))
-        out["redo"] = {"message": d.find_element(By.ID, "message").text,
-                       "file": sqlite("SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831")}
-
-        # Another client of the server (an HTTP applyEdits): the page follows it too.
-        edit = urllib.parse.urlencode({"f": "json", "updates": json.dumps([{"attributes": {"fid": 831, "AD_ADDRESS": 45777}}])}).encode()
-        with urllib.request.urlopen(urllib.request.Request(service + "/0/applyEdits", data=edit)) as r:
-            out["httpEdit"] = json.load(r)["updateResults"][0]["success"]
-        out["httpSeconds"] = label_becomes("45777 ELMWOOD")
-
-        # A change outside the journal (GDAL, in another process): the page's undo is refused
-        # with the command line's words, and nothing changes.
-        subprocess.run(["ogrinfo", "-q", path, "-dialect", "SQLite", "-sql",
-                        "UPDATE Loudoun_Address_Points_1 SET AD_ADDRESS = 45111 WHERE fid = 831"], check=True, capture_output=True)
-        wait.until(lambda d: settled(d) and undo.is_enabled())
-        undo.click()
-        wait.until(lambda d: d.find_element(By.ID, "errors").text.strip())
-        out["refused"] = {"error": d.find_element(By.ID, "errors").text,
-                          "file": sqlite("SELECT AD_ADDRESS FROM Loudoun_Address_Points_1 WHERE fid = 831")}
-        out["notReloaded"] = d.execute_script("return window.notReloaded === true")
-        out["navigations"] = d.execute_script("return performance.getEntriesByType('navigation').length")
-        out["severe"] = [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE"]
-    finally:
-        d.quit()
-    print(json.dumps(out))
-    """#
+    static let liveScript = Browser.script("live.py")
 
     @Test("Edits by the CLI and by an HTTP client appear without a reload; Undo and Redo; a refused undo shown")
     func liveAndUndo() throws {
         guard Harness.hasGDAL, let path = try Harness.importLoudoun() else { return }
         let server = try ServeProcess(file: path, arguments: ["--quiet"])
         defer { _ = server.stop() }
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.liveScript, server.url, path, Harness.binary])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.liveScript, server.url, path, Harness.binary])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         func part(_ name: String) -> [String: Any] { seen[name] as? [String: Any] ?? [:] }
@@ -267,16 +148,7 @@ struct MapEditorLiveTests {
     }
 
     /// Arguments: the server's URL. Prints the Undo and Redo buttons' state once the page polls.
-    static let buttonsScript = prelude + "\n" + #"""
-    d = browser()
-    try:
-        d.get(sys.argv[1] + "/")
-        WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "live").text == "live")
-        b = {n: d.find_element(By.NAME, n) for n in ("undo", "redo")}
-        print(json.dumps({n: [e.is_enabled(), e.get_attribute("title")] for n, e in b.items()}))
-    finally:
-        d.quit()
-    """#
+    static let buttonsScript = Browser.script("live_buttons.py")
 
     @Test("On a read-only server, and one that wants a token, Undo and Redo are disabled and say why")
     func buttonsRespectTheServer() throws {
@@ -290,7 +162,7 @@ struct MapEditorLiveTests {
         for (arguments, why) in [(["--read-only"], "the server is read-only"), (["--tokens", tokens], "editing needs a token")] {
             let server = try ServeProcess(file: path, arguments: ["--quiet"] + arguments)
             defer { _ = server.stop() }
-            let result = try Harness.run(python, ["-c", Self.buttonsScript, server.url])
+            let result = try Harness.run(python, [Self.buttonsScript, server.url])
             try #require(result.status == 0, "\(result.stderr)")
             let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [Any]])
             for name in ["undo", "redo"] {
@@ -301,7 +173,7 @@ struct MapEditorLiveTests {
         // Served with neither, the page offers the CLI's edit for undo.
         let server = try ServeProcess(file: path, arguments: ["--quiet"])
         defer { _ = server.stop() }
-        let result = try Harness.run(python, ["-c", Self.buttonsScript, server.url])
+        let result = try Harness.run(python, [Self.buttonsScript, server.url])
         let seen = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [Any]]
         #expect(seen?["undo"]?.first as? Bool == true && seen?["undo"]?.last as? String == "Undo #1: set AD_ADDRESS of address_points fid 3", "\(String(describing: seen))")
         #expect(seen?["redo"]?.first as? Bool == false && seen?["redo"]?.last as? String == "nothing to redo")
@@ -310,64 +182,7 @@ struct MapEditorLiveTests {
     /// Arguments: the server's URL, the service name. Times views at a few scales (from the
     /// call that moves the map to the frame after the view is drawn) and reads what each
     /// fetched. Prints JSON.
-    static let perfScript = prelude + "\n" + #"""
-    base, name = sys.argv[1], sys.argv[2]
-    service = base + "/arcgis/rest/services/" + name + "/FeatureServer"
-    d = browser()
-    out = {"views": []}
-    try:
-        t0 = time.time()
-        d.get(base + "/")
-        WebDriverWait(d, 300).until(lambda d: "in view" in d.find_element(By.ID, "status").text)
-        out["firstView"] = time.time() - t0
-        d.execute_script("""
-          window.viewTimes = [];
-          new MutationObserver(() => requestAnimationFrame(() => window.viewTimes.push(performance.now())))
-            .observe(document.body, { attributes: true, attributeFilter: ['data-views'] });""")
-        info = get(service + "?f=json")
-        out["maxRecordCount"] = info["maxRecordCount"]
-        e = info["fullExtent"]
-        cx, cy = (e["xmin"] + e["xmax"]) / 2, (e["ymin"] + e["ymax"]) / 2
-        for scale in ["full", 20000, 4800, 1200]:
-            for step in range(3):
-                WebDriverWait(d, 300).until(lambda d: settled(d))
-                d.execute_script("performance.clearResourceTimings()")
-                n = d.execute_script("return window.viewTimes.length")
-                if scale == "full":
-                    js = "annolinkMap.fitBounds([[%r,%r],[%r,%r]], {animate: false})" % (e["ymin"], e["xmin"], e["ymax"], e["xmax"]) if step == 0 else "annolinkMap.panBy([40, 0], {animate: false})"
-                else:
-                    zoom = -math.log2(scale * 0.0254 / 96 / (1200 / 3937))
-                    # A 40-pixel step east after the first view (map units per CSS pixel at 1:scale).
-                    js = "annolinkMap.setView([%r,%r], %r, {animate: false})" % (cy, cx + step * 40 * scale * 0.0254 / 96 / (1200 / 3937), zoom)
-                start = d.execute_script("const t = performance.now(); " + js + "; return t;")
-                WebDriverWait(d, 300).until(lambda d: d.execute_script("return window.viewTimes.length") > n and settled(d))
-                end = d.execute_script("return window.viewTimes[%d]" % n)
-                # What the view fetched: the counts, the layers' features, the overview image.
-                fetched = d.execute_script("""return performance.getEntriesByType('resource')
-                    .filter(r => r.name.includes('/render.png?') || (r.name.includes('/query?') && r.name.includes('esriGeometryEnvelope')))
-                    .map(r => [r.name.includes('returnCountOnly') ? 'count' : r.name.includes('/render.png?') ? 'image' : 'features', r.encodedBodySize])""")
-                # The overview image, where it is on the screen and the box it was drawn for,
-                # against the view's.
-                seen = d.execute_script("""
-                  const img = document.querySelector('img.overview'), b = annolinkMap.getBounds();
-                  const r = img && img.getBoundingClientRect(), m = annolinkMap.getContainer().getBoundingClientRect();
-                  return { overview: document.body.dataset.overview, images: document.querySelectorAll('img.overview').length,
-                    bbox: img ? img.dataset.bbox.split(',').map(Number) : null, view: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()],
-                    size: img ? img.dataset.size : null, mapSize: annolinkMap.getSize().x + ',' + annolinkMap.getSize().y,
-                    rect: r ? [r.left - m.left, r.top - m.top, r.width, r.height] : null, mapRect: [m.width, m.height],
-                    vectors: Object.values(annolinkMap._layers).filter(l => l instanceof L.Path).length };""")
-                seen.update({"scale": scale, "ms": end - start, "status": d.find_element(By.ID, "status").text,
-                             "labels": len(d.find_elements(By.CSS_SELECTOR, "#annotation text")),
-                             "counts": sum(1 for k, _ in fetched if k == "count"),
-                             "queries": sum(1 for k, _ in fetched if k == "features"),
-                             "images": sum(1 for k, _ in fetched if k == "image"),
-                             "bytes": sum(n for _, n in fetched)})
-                out["views"].append(seen)
-        out["severe"] = [x["message"] for x in d.get_log("browser") if x["level"] == "SEVERE"]
-    finally:
-        d.quit()
-    print(json.dumps(out))
-    """#
+    static let perfScript = Browser.script("live_perf.py")
 
     @Test("100,000 parcels: a dense view is one overview image of the view's box, a sparse one vectors, each view's time printed")
     func hundredThousandParcels() throws {
@@ -377,7 +192,7 @@ struct MapEditorLiveTests {
         try #require(made.status == 0, "\(made.stderr)")
         let server = try ServeProcess(file: path, arguments: ["--quiet"])
         defer { _ = server.stop() }
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.perfScript, server.url, "parcels"])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.perfScript, server.url, "parcels"])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let views = try #require(seen["views"] as? [[String: Any]])

@@ -12,100 +12,7 @@ struct MapEditorSketchTests {
     /// points inserted by dragging the map under the reticle, the middle one picked up and
     /// dropped, undo, redo, save. Prints what it saw as JSON. Arguments: the server's URL and
     /// the map point to start at.
-    static let script = #"""
-    import json, math, sys, time
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-    \#(Browser.chromium)
-    \#(Browser.page)
-    \#(Browser.sketch)
-
-    base, x0, y0, shot = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-    d = chromium(1280, 800)
-    out = {"presses": [], "labels": [], "feedback": []}
-    def press():
-        # The reticle button: what its label said, and the view the press was made in.
-        label = d.find_element(By.ID, "sketch-button").text
-        reticle = d.find_element(By.ID, "sketch-reticle").get_attribute("class")
-        answered(lambda: d.find_element(By.ID, "sketch-button").click())
-        s = state()
-        out["presses"].append({"label": label, "reticleClass": reticle, "center": s["view"]["center"], "scale": s["view"]["scale"],
-                               "width": s["view"]["width"], "height": s["view"]["height"],
-                               # The view as `annolink sketch` takes it, each number in Python's shortest exact form.
-                               "command": "view %r,%r %r" % (float(s["view"]["center"][0]), float(s["view"]["center"][1]), float(s["view"]["scale"]))})
-        out["labels"].append(d.find_element(By.ID, "sketch-button").text)
-    mapElement = None
-    def pan(dx, dy):
-        # Drags the map so that the reticle goes dx pixels right and dy down over it.
-        # In steps with pauses, as a hand moves: Leaflet draws a drag's moves on animation frames.
-        def drag():
-            chain = ActionChains(d).move_to_element(mapElement).click_and_hold().pause(0.1)
-            for _ in range(4):
-                chain = chain.move_by_offset(-dx / 4, -dy / 4).pause(0.1)
-            chain.pause(0.2).release().perform()
-        answered(drag)
-    try:
-        wait = WebDriverWait(d, 30)
-        d.get(base + "/")
-        wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
-        mapElement = d.find_element(By.ID, "map")
-        zoom = -math.log2(1200 * 0.0254 / 96 / (1200 / 3937))
-        seen = int(body("data-views") or 0)
-        d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (y0, x0, zoom))
-        wait.until(lambda d: int(body("data-views") or 0) > seen and idle())
-        from selenium.webdriver.support.ui import Select
-        Select(d.find_element(By.ID, "sketch-layer")).select_by_value("ParcelLines_1")
-        answered(lambda: d.find_element(By.ID, "sketch-new-polyline").click())
-        out["start"] = state()
-        press()            # Insert point
-        pan(100, 0)
-        press()            # Insert point
-        pan(0, 100)
-        press()            # Insert point
-        pan(0, -100)       # back over the middle vertex
-        out["hoverFeedback"] = {"label": d.find_element(By.ID, "sketch-button").text,
-                                "reticle": d.find_element(By.ID, "sketch-reticle").get_attribute("class"),
-                                "hovered": d.execute_script("return [...document.querySelectorAll('path.sketch-hovered')].map(p => p.getAttribute('class'))")}
-        press()            # Pick up point
-        out["carrying"] = {"reticle": d.find_element(By.ID, "sketch-reticle").get_attribute("class"), "pickedUp": state()["pickedUp"]}
-        pan(30, 30)
-        out["preview"] = state()["preview"]
-        d.save_screenshot(shot)
-        press()            # Drop point
-        out["afterDrop"] = state()["parts"]
-        answered(lambda: d.find_element(By.ID, "sketch-undo").click())
-        out["afterUndo"] = {"parts": state()["parts"], "canRedo": state()["canRedo"], "redoEnabled": d.find_element(By.ID, "sketch-redo").is_enabled()}
-        answered(lambda: d.find_element(By.ID, "sketch-redo").click())
-        out["afterRedo"] = {"parts": state()["parts"], "canRedo": state()["canRedo"]}
-        # The new feature's fields: a value that does not fit is refused on the page and nothing
-        # is saved; then a whole number and a date go with the save.
-        out["fieldNames"] = [i.get_attribute("name") for i in d.find_elements(By.CSS_SELECTOR, "#sketch-fields input")]
-        out["fieldsFolded"] = not d.find_element(By.ID, "sketch-field-LEFT_FID").is_displayed()
-        d.find_element(By.ID, "sketch-fields-open").click()
-        left = d.find_element(By.ID, "sketch-field-LEFT_FID")
-        left.send_keys("12.5")
-        d.find_element(By.ID, "sketch-save").click()
-        wait.until(lambda d: d.find_element(By.ID, "errors").text.strip())
-        out["fieldError"] = d.find_element(By.ID, "errors").text
-        out["openAfterRefusal"] = state() is not None and not body("data-sketch-saved")
-        d.find_element(By.CSS_SELECTOR, "#errors button").click()
-        left.clear(); left.send_keys("4242")
-        d.find_element(By.ID, "sketch-field-created_date").send_keys("2026-12-01T10:20:30Z")
-        d.find_element(By.ID, "sketch-save").click()
-        wait.until(lambda d: body("data-sketch-saved"))
-        wait.until(lambda d: idle())
-        out["saved"] = json.loads(body("data-sketch-saved"))
-        out["fieldsAfterSave"] = len(d.find_elements(By.CSS_SELECTOR, "#sketch-fields input"))
-        out["message"] = d.find_element(By.ID, "message").text
-        out["errors"] = d.find_element(By.ID, "errors").text
-        out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
-    finally:
-        d.quit()
-    print(json.dumps(out))
-    """#
+    static let script = Browser.script("sketch_reticle.py")
 
     @Test("the reticle workflow: new line, three points by panning, pick up and drop the middle one, undo, redo, save — as annolink sketch saves it")
     func reticleWorkflow() throws {
@@ -118,7 +25,7 @@ struct MapEditorSketchTests {
         let linesBefore = try Harness.sqlite(path, "SELECT count(*) FROM ParcelLines_1")
         // Where SketchTests draws its building, north-west in the data.
         let shot = try Harness.temporaryDirectory().appendingPathComponent("editor-sketch.png").path
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.script, server.url, "11789200", "7057600", shot])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.script, server.url, "11789200", "7057600", shot])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
 
@@ -194,88 +101,7 @@ struct MapEditorSketchTests {
     /// The vertex tool in the page: Edit shape on a two-point parcel line, a tap on it, the
     /// Vertex tool, its end dragged, its mid-vertex dragged out, Delete vertex, Undo, Save.
     /// Argument: the server's URL.
-    static let vertexScript = #"""
-    import json, math, sys, time, urllib.request
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-    \#(Browser.chromium)
-    \#(Browser.page)
-    \#(Browser.sketch)
-
-    base = sys.argv[1]
-    service = base + "/arcgis/rest/services/loudoun/FeatureServer"
-    d = chromium(1280, 800)
-    out = {}
-    def drag(selector, dx, dy):
-        # Presses on a drawn vertex and moves in steps with pauses, as a hand does.
-        target = d.find_element(By.CSS_SELECTOR, selector)
-        def act():
-            chain = ActionChains(d).move_to_element(target).click_and_hold().pause(0.1)
-            for _ in range(4):
-                chain = chain.move_by_offset(dx / 4, dy / 4).pause(0.1)
-            chain.pause(0.2).release().perform()
-        answered(act)
-    try:
-        wait = WebDriverWait(d, 30)
-        d.get(base + "/")
-        wait.until(lambda d: "in view" in d.find_element(By.ID, "status").text)
-        # A two-point parcel line with a length label, with no other point or line within 15 ft of its middle.
-        kinds = {l["id"]: l["geometryType"] for l in get(service + "?f=json")["layers"]}
-        def alone(x, y):
-            return sum(get(service + "/%d/query?geometry=%r,%r&geometryType=esriGeometryPoint&distance=15&returnCountOnly=true&f=json" % (i, x, y))["count"]
-                       for i, k in kinds.items() if k in ("esriGeometryPoint", "esriGeometryPolyline") and i < 6) == 1
-        labelled = {f["attributes"]["FeatureID"] for f in get(service + "/7/query?where=1%3D1&outFields=FeatureID&returnGeometry=false&f=json")["features"]}
-        for f in get(service + "/5/query?where=1%3D1&outFields=fid&orderByFields=fid&returnGeometry=true&f=json")["features"]:
-            path = f["geometry"]["paths"][0]
-            m = [(path[0][0] + path[1][0]) / 2, (path[0][1] + path[1][1]) / 2]
-            if len(f["geometry"]["paths"]) == 1 and len(path) == 2 and f["attributes"]["fid"] in labelled and alone(*m):
-                out["fid"], out["path"] = f["attributes"]["fid"], path
-                break
-        zoom = -math.log2(1200 * 0.0254 / 96 / (1200 / 3937))
-        seen = int(body("data-views") or 0)
-        d.execute_script("annolinkMap.setView([%r,%r], %r, {animate: false})" % (m[1], m[0], zoom))
-        wait.until(lambda d: int(body("data-views") or 0) > seen and idle())
-        # Edit shape, then a tap on the line: a session on that feature.
-        d.find_element(By.ID, "sketch-edit").click()
-        answered(lambda: ActionChains(d).move_to_element(d.find_element(By.ID, "map")).click().perform())
-        s = state()
-        out["session"] = {"table": s["table"], "fid": s["fid"], "parts": s["parts"], "tool": s["tool"]}
-        answered(lambda: d.find_element(By.ID, "sketch-tool-vertex").click())
-        out["tool"] = state()["tool"]
-        out["reticleHidden"] = d.find_element(By.ID, "sketch-reticle").get_attribute("hidden")
-        # Drag the line's end 40 px right, then its mid-vertex 30 px down.
-        drag('path.sketch-vertex[data-vertex="1"]', 40, 0)
-        out["afterEndDrag"] = state()["parts"]
-        out["unitsPerPixel"] = d.execute_script("return Math.pow(2, -annolinkMap.getZoom())")
-        drag('path.sketch-midVertex[data-segment="0"]', 0, 30)
-        out["afterMidDrag"] = {"parts": state()["parts"], "selected": state()["selected"]}
-        answered(lambda: d.find_element(By.ID, "sketch-delete").click())
-        out["afterDelete"] = state()["parts"]
-        answered(lambda: d.find_element(By.ID, "sketch-undo").click())
-        out["afterUndo"] = state()["parts"]
-        d.find_element(By.ID, "sketch-save").click()
-        wait.until(lambda d: body("data-sketch-saved"))
-        wait.until(lambda d: idle())
-        out["saved"] = json.loads(body("data-sketch-saved"))
-        def shown():
-            found = d.find_elements(By.CSS_SELECTOR, 'text[data-layer="ParcelLinesAnno_1"][data-feature-id="%d"]' % out["fid"])
-            return found[0].text if found else None
-        # The view is drawn again after the save; on a busy machine that can come after idle().
-        expected = ((out["saved"].get("annotation") or [{}])[0]).get("newText")
-        try:
-            wait.until(lambda d: shown() == expected)
-        except Exception:
-            pass
-        out["label"] = shown()
-        out["errors"] = d.find_element(By.ID, "errors").text
-        out["severe"] = [entry["message"] for entry in d.get_log("browser") if entry["level"] == "SEVERE"]
-    finally:
-        d.quit()
-    print(json.dumps(out))
-    """#
+    static let vertexScript = Browser.script("sketch_vertex.py")
 
     @Test("the vertex tool: edit a parcel line's shape by dragging its end and a mid-vertex; delete, undo, save; the length label follows")
     func vertexTool() throws {
@@ -283,7 +109,7 @@ struct MapEditorSketchTests {
         let server = try ServeProcess(file: path, arguments: ["--quiet"])
         defer { _ = server.stop() }
         let checkBefore = try Harness.annolink("check", path).stdout
-        let result = try Harness.run(try Harness.venvTool("python"), ["-c", Self.vertexScript, server.url])
+        let result = try Harness.run(try Harness.venvTool("python"), [Self.vertexScript, server.url])
         try #require(result.status == 0, "\(result.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(seen["severe"] as? [String] == [], "console errors")

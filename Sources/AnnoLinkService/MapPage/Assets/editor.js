@@ -145,8 +145,8 @@
   }
 
   // The layers of the service, with their resources; filled by start().
-  let featureLayers = [];
-  let annotationLayers = [];
+  const featureLayers = [];
+  const annotationLayers = [];
   let metresPerUnit = 1;
   let map;
   let extent;
@@ -360,14 +360,14 @@
     const shown = featureLayers.filter(isVisible);
     const readable = annotationLayers.filter(l => isVisible(l) && textPixels(l) >= MIN_TEXT_PX);
     const tooSmall = annotationLayers.filter(l => isVisible(l) && !readable.includes(l));
-    const counted = shown.concat(readable);
-    const counts = await Promise.all(counted.map(layer => get('/' + layer.id + '/query', { where: '1=1',
+    const countedLayers = shown.concat(readable);
+    const counts = await Promise.all(countedLayers.map(layer => get('/' + layer.id + '/query', { where: '1=1',
       geometry: geometry, geometryType: 'esriGeometryEnvelope', spatialRel: 'esriSpatialRelEnvelopeIntersects',
       returnCountOnly: 'true' }).then(a => a.count)));
     if (mine !== generation) return;
-    const dense = counted.filter((layer, i) => counts[i] > Math.min(DENSE_LIMIT, layer.maxRecordCount || DENSE_LIMIT));
+    const dense = countedLayers.filter((layer, i) => counts[i] > Math.min(DENSE_LIMIT, layer.maxRecordCount || DENSE_LIMIT));
     if (dense.length) {
-      const denseText = dense.map(l => l.name + ' ' + counts[counted.indexOf(l)]).join(', ');
+      const denseText = dense.map(l => l.name + ' ' + counts[countedLayers.indexOf(l)]).join(', ');
       return drawOverview(mine, bounds, size, denseText);
     }
     const ask = layer => get('/' + layer.id + '/query', { where: '1=1', geometry: geometry,

@@ -13,7 +13,7 @@ document.addEventListener('annolink:ready', event => {
   let pending = 0, answers = 0;
   let picking = false;         // "Edit shape" waits for the tap on a feature
   let draggedAt = 0;           // when a vertex drag ended: the click that follows is not a tap
-  let inertia = map.options.inertia;
+  const inertia = map.options.inertia;
   // How the map zooms (around the pointer, by default): while the reticle is up a pinch, the
   // wheel and a double tap zoom around the centre, so what is under the crosshair stays there.
   const ZOOMS = ['touchZoom', 'scrollWheelZoom', 'doubleClickZoom'];
