@@ -44,7 +44,9 @@ struct FollowQGISTests {
             geometry.translate(20, 0)
             assert layer.changeGeometry(5, geometry)
         assert layer.commitChanges(), layer.commitErrors()
-        app.exitQgis()
+        sys.stdout.flush()
+        # QGIS 3.22 may crash tearing itself down (exitQgis): the commit is done, leave now.
+        os._exit(0)
         """#
 
     static func edit(_ path: String, _ step: String) throws -> String {
@@ -98,7 +100,7 @@ struct FollowQGISTests {
 
         // Each follow-up is an entry that holds QGIS's edit: undoing them all gives the file back.
         let log = try Harness.annolink("log", path, "--limit", "6")
-        #expect(log.stdout.components(separatedBy: "outside edit").count - 1 == 6, "\(log.stdout)")
+        #expect(log.stdout.components(separatedBy: "outside edit:").count - 1 == 6, "\(log.stdout)")
         for _ in 0..<6 { #expect(try Harness.annolink("undo", path).status == 0) }
         #expect(try FollowTests.userTables(path) == original)
         #expect(try Harness.validate(path) == "")
