@@ -31,7 +31,8 @@ struct FollowCommand: ParsableCommand {
     static let remove = ArgumentDeclaration.flag("--remove", help: "stop recording outside edits; what was recorded and not followed is dropped")
     static let watch = ArgumentDeclaration.flag("--watch", help: "keep following, four times a second, until stopped (Ctrl-C)")
     static let json = ArgumentDeclaration.flag("--json", help: """
-        one line per catch-up: {"edits": [{"table", "fid", "operation"}], "annotation": [...], "journalEntry"}
+        an object per catch-up: {"edits": [{"table", "fid", "operation"}], "annotation": [...], "journalEntry"};
+        with nothing to follow (and no --watch), one with no edits and no journalEntry
         """)
     static let arguments = [SetCommand.file, install, remove, watch, json]
 
@@ -73,8 +74,8 @@ struct FollowCommand: ParsableCommand {
         repeat {
             if let result = try service.followOutsideEdits(command: EditOutput.commandLine) {
                 try report(result)
-            } else if !watch, !install, !json {
-                Output.line("nothing to follow")
+            } else if !watch, !install {
+                json ? try report(FollowResult()) : Output.line("nothing to follow")
             }
             if watch { Thread.sleep(forTimeInterval: 0.25) }
         } while watch

@@ -18,6 +18,8 @@ public struct FollowResult: Encodable, Sendable {
     /// The journal entry that holds the outside edits and the follow-up; nil when there was
     /// nothing to follow.
     public var journalEntry: Int64?
+
+    public init() {}
 }
 
 extension EditService {

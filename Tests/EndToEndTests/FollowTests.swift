@@ -191,6 +191,10 @@ struct FollowTests {
         let removed = try Harness.annolink("follow", "--remove", path)
         #expect(removed.status == 0 && removed.stdout.contains("no longer recording outside edits of 4 tables"), "\(removed.stdout)")
         #expect(try Harness.sqlite(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'annolink_changes%'") == "0")
+        #expect(try Harness.annolink("follow", "--install", path).status == 0)
+        let nothing = try Harness.annolink("follow", "--json", path)
+        let object = try JSONSerialization.jsonObject(with: Data(nothing.stdout.utf8)) as? [String: Any]
+        #expect(nothing.status == 0 && (object?["edits"] as? [Any])?.isEmpty == true && object?["journalEntry"] == nil, "\(nothing.stdout)")
         #expect(try Harness.validate(path) == "")
     }
 }
