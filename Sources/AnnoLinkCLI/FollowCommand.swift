@@ -86,7 +86,13 @@ struct FollowCommand: ParsableCommand {
         if json { return Output.line(try Output.json(result)) }
         let tables = Dictionary(grouping: result.edits, by: \.table)
         let edits = tables.keys.sorted().map { table in
-            "\(table) " + tables[table]!.map { "\($0.fid) (\($0.operation))" }.joined(separator: ", ")
+            let rows = tables[table]!
+            let counts = ["insert", "update", "delete"].compactMap { operation -> String? in
+                let n = rows.filter { $0.operation == operation }.count
+                return n == 0 ? nil : "\(n) \(operation)d"
+            }
+            let fids = rows.prefix(5).map { String($0.fid) }.joined(separator: ", ") + (rows.count > 5 ? " and \(rows.count - 5) more" : "")
+            return "\(table) \(counts.joined(separator: ", ")) (fid\(rows.count == 1 ? "" : "s") \(fids))"
         }
         let entry = result.journalEntry.map { " as journal entry \($0)" } ?? ""
         Output.line("followed \(result.edits.count) outside edits\(entry): " + edits.joined(separator: "; ")
