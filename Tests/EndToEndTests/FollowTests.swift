@@ -148,8 +148,11 @@ struct FollowTests {
     func serveFollows() throws {
         guard let path = try Harness.importLoudoun() else { return }
         #expect(try Harness.annolink("follow", "--install", path).status == 0)
+        // Two servers on one file: each outside change is followed once.
         let server = try ServeProcess(file: path)
         defer { _ = server.stop() }
+        let other = try ServeProcess(file: path)
+        defer { _ = other.stop() }
         let key = try server.request("/journal").text
         _ = try Self.edit(path, "set")
         #expect(try Self.eventually {
@@ -157,10 +160,12 @@ struct FollowTests {
         })
         let journal = try server.request("/journal").text
         #expect(journal != key && journal.contains("outside edit: Loudoun_Address_Points_1 fid 831"), "\(journal)")
-        // An edit through the service after another outside edit catches up first.
+        // A second outside edit is followed as well.
         _ = try Self.edit(path, "move")
         #expect(try Self.eventually { try Harness.sqlite(path, "SELECT count(*) FROM annolink_changes") == "0" })
         #expect(try Harness.annolink("check", path).status == 0)
+        let log = try Harness.annolink("log", path)
+        #expect(log.stdout.components(separatedBy: "outside edit:").count - 1 == 2, "\(log.stdout)")
     }
 
     @Test("check reports an outside edit not followed as its own code, not as stale annotation; check --fix follows it")
