@@ -65,7 +65,9 @@ struct FollowCommand: ParsableCommand {
         let service = EditService(store: store)
         if install {
             let tables = try store.linkedTableNames()
-            guard !tables.isEmpty else { throw CommandError("\(path) has no annotation classes, so no table to follow; run 'annolink annotate' first", status: .dataError) }
+            guard !tables.isEmpty else {
+                throw CommandError("\(path) has no annotation classes, so no table to follow; run 'annolink annotate' first", status: .dataError)
+            }
             try store.installChangeCapture(on: tables)
             if !json { Output.line("recording outside edits of \(tables.joined(separator: ", "))") }
         } else if try store.changeCaptureTables().isEmpty {

@@ -59,8 +59,8 @@ extension EditService {
                     result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: before.geometry, deleted: true)
                 case (let before?, let after?):
                     let moved = before.geometry != after.geometry
-                    result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: moved ? before.geometry : nil,
-                                                        translation: moved ? Self.pointMove(before.geometry, after.geometry) : nil)
+                    let translation = moved ? Self.pointMove(before.geometry, after.geometry) : nil
+                    result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: moved ? before.geometry : nil, translation: translation)
                 }
             }
             for table in reshaped.values { try geometryChanged(table) }

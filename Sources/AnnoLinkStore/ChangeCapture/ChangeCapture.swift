@@ -180,7 +180,8 @@ enum ChangeCapture {
                 }
                 name = word
             default:
-                name = String(String.UnicodeScalarView(definition.unicodeScalars.prefix { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }))
+                let word = definition.unicodeScalars.prefix { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+                name = String(String.UnicodeScalarView(word))
             }
             return name.lowercased() == column.lowercased()
         }

@@ -33,8 +33,8 @@ extension GeoPackage {
             try connection.execute("DELETE FROM annolink_changes_tables")
             for table in try tables.map({ try featureTable($0) }) {
                 let columns = table.columns.map(\.name).filter { $0 != table.primaryKey }
-                for trigger in ChangeCapture.triggers(table: table.name, key: table.primaryKey, columns: columns,
-                                                                   globalID: table.globalIDColumn?.name) {
+                let triggers = ChangeCapture.triggers(table: table.name, key: table.primaryKey, columns: columns, globalID: table.globalIDColumn?.name)
+                for trigger in triggers {
                     try connection.execute(trigger)
                 }
                 try connection.run("INSERT INTO annolink_changes_tables (table_name, columns) VALUES (?, ?)",
@@ -51,7 +51,10 @@ extension GeoPackage {
         guard let column = table.globalIDColumn,
               let create = try connection.scalarText("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table.name)]),
               let changed = ChangeCapture.withoutNotNull(column.name, in: create), changed != create
-        else { throw StoreError.invalidData("cannot find the NOT NULL of \(table.name).\(table.globalIDColumn?.name ?? "GlobalID") to let new rows have it filled in") }
+        else {
+            let column = "\(table.name).\(table.globalIDColumn?.name ?? "GlobalID")"
+            throw StoreError.invalidData("cannot find the NOT NULL of \(column) to let new rows have it filled in")
+        }
         let version = try connection.schemaVersion()
         try connection.setDefensive(false)
         defer { try? connection.setDefensive(true) }
