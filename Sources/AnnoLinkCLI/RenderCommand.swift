@@ -241,8 +241,8 @@ struct RenderCommand: ParsableCommand {
         let canvas = try CairoCanvas(format: format, width: view.width, height: view.height, dpi: view.dpi, path: outputPath)
         let progress = StageProgress()
         let summary = try renderer.render(view, on: canvas, content: content) { progress.update("drawing \($0)", $1) }
+        try canvas.finish { progress.update("writing \(outputPath) (bytes)", $0) }
         progress.finish()
-        try canvas.finish()
         for warning in renderer.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
             Output.line(try Output.json(Report(

@@ -152,12 +152,14 @@ struct BigFileTests {
         #expect((seen["white"] ?? 0) > 0.2 && (seen["std"] ?? 0) > 30 && (seen["rowsWithGaps"] ?? 0) > 0.5
                 && (seen["whiteRows"] ?? 0) >= 60, "\(seen)")
 
-        // On a terminal: a line per table drawn, ending with its count.
+        // On a terminal: a line per table drawn, ending with its count, and the bytes of the
+        // PNG as they are written (seconds for a picture of millions of pixels).
         let shown = try Self.onTerminal([Harness.binary, "render", path, scratch.path("tty.png")])
         #expect(shown.status == 0, "\(shown.stdout)")
         for table in ["address_points", "parcel_lines", "address_points_anno", "parcel_lines_anno"] {
             #expect(shown.stdout.contains("drawing \(table): "), "\(shown.stdout)")
         }
+        #expect(shown.stdout.contains("writing \(scratch.path("tty.png")) (bytes): "), "\(shown.stdout)")
         #expect(shown.stdout.contains("wrote \(scratch.path("tty.png")): "))
     }
 
