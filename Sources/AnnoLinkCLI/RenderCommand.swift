@@ -18,7 +18,8 @@ struct RenderCommand: ParsableCommand {
             The format follows OUT's extension (.png, .svg, .pdf).
 
             The view is --bbox, or --center with --scale; without either, the extent of the
-            tables drawn, thinned as the map editor's overview is: text under 1 px high is not
+            tables drawn, in a picture large enough for the gaps between the features to show
+            (see --size), thinned as the map editor's overview is: text under 1 px high is not
             drawn, and features under a pixel are drawn from their spatial index boxes, one per
             pixel (give --bbox for every row read and drawn). Only the rows whose envelope meets
             the view are read (through each table's spatial index); on a terminal the progress
@@ -39,8 +40,9 @@ struct RenderCommand: ParsableCommand {
     static let center = ArgumentDeclaration.option("--center", value: "X,Y", help: "the map point at the picture's centre (with --scale)")
     static let scale = ArgumentDeclaration.option("--scale", value: "1:N", help: "the scale, e.g. 1:1200 (N alone is taken too)")
     static let size = ArgumentDeclaration.option("--size", value: "W,H", help: """
-        the picture's size in pixels, 1 to 20000 each (default 1024,768; with --bbox or no
-        view, 1024 on the longer side and the other from the area's shape)
+        the picture's size in pixels, 1 to 20000 each (default 1024,768; with --bbox, 1024
+        on the longer side and the other from the area's shape; with no view, as many as put
+        6 px between features a typical spacing apart, 1024 to 8192 on the longer side)
         """)
     static let dpi = ArgumentDeclaration.option("--dpi", value: "N", help: "pixels per inch, for the scale and text sizes (default 96)")
     static let rotation = ArgumentDeclaration.option("--rotation", value: "DEG", help: "turn the map counter-clockwise by DEG degrees (default 0)")
@@ -192,9 +194,12 @@ struct RenderCommand: ParsableCommand {
         let size: (width: Int, height: Int)
         if let pixelSize {
             size = pixelSize
+        } else if box == nil {
+            // The whole data: large enough for the gaps between features to show (docs/render.md).
+            let longerSide = MapView.overviewLongerSide(of: envelope, features: try renderer.featureCount(content))
+            size = MapView.size(of: envelope, longerSide: longerSide)
         } else {
-            let aspect = envelope.height / envelope.width
-            size = aspect > 1 ? (max(1, Int((1024 / aspect).rounded())), 1024) : (1024, max(1, Int((1024 * aspect).rounded())))
+            size = MapView.size(of: envelope, longerSide: MapView.defaultLongerSide)
         }
         var view = MapView.fitting(envelope, width: size.width, height: size.height, dpi: dotsPerInch, rotation: degrees, metresPerUnit: unit)
         if let scaleDenominator { view.scale = scaleDenominator }
@@ -236,8 +241,8 @@ struct RenderCommand: ParsableCommand {
         let canvas = try CairoCanvas(format: format, width: view.width, height: view.height, dpi: view.dpi, path: outputPath)
         let progress = StageProgress()
         let summary = try renderer.render(view, on: canvas, content: content) { progress.update("drawing \($0)", $1) }
+        try canvas.finish { progress.update("writing \(outputPath) (bytes)", $0) }
         progress.finish()
-        try canvas.finish()
         for warning in renderer.warnings { Output.diagnostic("warning: \(warning)") }
         if json {
             Output.line(try Output.json(Report(

@@ -102,11 +102,13 @@ public final class CairoCanvas {
     }
 
     /// Writes the picture to `path` and closes the surface; drawing afterwards is an error.
+    /// `written`, when given, is told the bytes of a PNG written so far as they go out (a
+    /// picture of tens of millions of pixels takes seconds to encode).
     ///
     /// - Throws: `RenderError.cairo` when Cairo could not draw or write the file (e.g. the disk
-    ///   is full); the partial file is removed. Wraps `cairo_surface_write_to_png`,
+    ///   is full); the partial file is removed. Wraps `cairo_surface_write_to_png_stream`,
     ///   `cairo_surface_finish`.
-    public func finish() throws {
+    public func finish(written: ((_ bytes: Int) -> Void)? = nil) throws {
         guard !finished else { return }
         try check("drawing")
         switch format {
@@ -114,10 +116,23 @@ public final class CairoCanvas {
             if let path {
                 let temporary = URL(fileURLWithPath: path).deletingLastPathComponent()
                     .appendingPathComponent(".\(URL(fileURLWithPath: path).lastPathComponent).annolink-\(getpid())").path
-                let status = cairo_surface_write_to_png(surface, temporary)
-                guard status == CAIRO_STATUS_SUCCESS else {
+                guard let file = fopen(temporary, "wb") else {
+                    throw RenderError.cairo(function: "fopen(\(path))", status: String(cString: strerror(errno)))
+                }
+                let sink = PNGFileSink(file: file, written: written)
+                let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
+                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                    let sink = Unmanaged<PNGFileSink>.fromOpaque(closure).takeUnretainedValue()
+                    guard fwrite(data, 1, Int(length), sink.file) == Int(length) else { return CAIRO_STATUS_WRITE_ERROR }
+                    sink.bytes += Int(length)
+                    sink.written?(sink.bytes)
+                    return CAIRO_STATUS_SUCCESS
+                }, Unmanaged.passUnretained(sink).toOpaque())
+                let closed = fclose(file)
+                guard status == CAIRO_STATUS_SUCCESS, closed == 0 else {
                     unlink(temporary)
-                    throw RenderError.cairo(function: "cairo_surface_write_to_png(\(path))", status: Self.text(status))
+                    let reason = status == CAIRO_STATUS_SUCCESS ? String(cString: strerror(errno)) : Self.text(status)
+                    throw RenderError.cairo(function: "cairo_surface_write_to_png_stream(\(path))", status: reason)
                 }
                 try move(temporary, to: path)
             }
@@ -181,4 +196,17 @@ extension CairoCanvas: Sendable {}
 /// Where `cairo_surface_write_to_png_stream`'s callback puts the bytes (its user-data pointer).
 private final class PNGSink {
     var bytes: [UInt8] = []
+}
+
+/// The file `finish()` writes a PNG to through `cairo_surface_write_to_png_stream` (its
+/// callback's user-data pointer), and how many bytes went out. Borrows the `FILE`: the caller
+/// closes it.
+private final class PNGFileSink {
+    let file: UnsafeMutablePointer<FILE>
+    let written: ((Int) -> Void)?
+    var bytes = 0
+    init(file: UnsafeMutablePointer<FILE>, written: ((Int) -> Void)?) {
+        self.file = file
+        self.written = written
+    }
 }

@@ -265,6 +265,17 @@ public final class MapRenderer {
         return result
     }
 
+    /// How many rows the feature tables `content` asks for hold, annotation tables not counted
+    /// (their text is not drawn where it would be under a pixel): what sets the size of a
+    /// picture of the whole data (`MapView.overviewLongerSide`). One `count(*)` a table.
+    public func featureCount(_ content: MapContent) throws -> Int {
+        var count: Int64 = 0
+        for name in try tableNames(content) where !isAnnotationTable(name) {
+            count += try store.rowCount(try table(name), matching: nil)
+        }
+        return Int(count)
+    }
+
     /// Whether `table` can be drawn from its spatial index at this view: indexed, one geometry kind,
     /// in the drawing CRS.
     private func drawsFromIndex(_ table: FeatureTable) -> Bool {
@@ -376,10 +387,11 @@ public final class MapRenderer {
         let shared = marks - drawnMarks.count
 
         let isPoint = table.geometryKind == .point || table.geometryKind == .multiPoint
-        // Points get their 5-px discs unless there are more of them than the picture has 5 × 5 px
-        // squares: then the discs would cover one another and the map (a grey square), so each
-        // is a dot, as a line under a pixel is.
-        let discs = isPoint && dots <= width * height / 25
+        // Points get their 5-px discs (19.6 px² each) only while they cover at most a fifth of
+        // the picture, one to 100 px: denser, they would cover the streets between the blocks
+        // and, at one to 25 px, one another and the map (a grey square); so each is a dot, as a
+        // line under a pixel is.
+        let discs = isPoint && dots <= width * height / 100
         let context = canvas.context
         cairo_save(context)
         defer { cairo_restore(context) }

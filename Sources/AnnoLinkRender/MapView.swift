@@ -112,3 +112,42 @@ public struct MapView: Hashable, Sendable {
         return envelope
     }
 }
+
+extension MapView {
+    /// The pixels on the longer side of a picture when the caller asks for none: 1024.
+    public static let defaultLongerSide = 1024
+
+    /// The bounds of the longer side of a picture of a whole data set (`overviewLongerSide`):
+    /// never smaller than a picture of a view, and never so large that the overview's memory
+    /// (28 bytes a pixel: docs/render.md, "Overviews") passes 2 GB.
+    public static let overviewLongerSides = defaultLongerSide...8192
+
+    /// How many pixels the typical spacing of features spans in a picture of a whole data set:
+    /// enough for a gap under half that spacing wide to hold white pixels between the strokes
+    /// and discs — the sample's streets, 50 to 96 ft wide, between parcels some 120 ft apart
+    /// (docs/render.md, "Overviews").
+    public static let overviewPixelsPerSpacing = 6.0
+
+    /// The longer side, in pixels, of a picture of all of `envelope` (view CRS units) holding
+    /// `features` features when the caller gives no size: the typical spacing of the features,
+    /// √(area ÷ features), spans `overviewPixelsPerSpacing` pixels, within
+    /// `overviewLongerSides`. So a small file keeps `defaultLongerSide`, and a dense one is drawn
+    /// large enough for the gaps between its features to show. An envelope without an area
+    /// gives `defaultLongerSide`.
+    public static func overviewLongerSide(of envelope: Envelope, features: Int) -> Int {
+        let area = envelope.width * envelope.height
+        let bounds = overviewLongerSides
+        guard features > 0, area.isFinite, area > 0 else { return bounds.lowerBound }
+        let spacing = (area / Double(features)).squareRoot()
+        let wanted = (max(envelope.width, envelope.height) / spacing * overviewPixelsPerSpacing).rounded(.up)
+        return Int(min(max(wanted, Double(bounds.lowerBound)), Double(bounds.upperBound)))
+    }
+
+    /// A picture `longerSide` pixels on its longer side, the other side in the shape of
+    /// `envelope` (at least 1 pixel).
+    public static func size(of envelope: Envelope, longerSide: Int) -> (width: Int, height: Int) {
+        let aspect = envelope.height / envelope.width
+        let side = Double(longerSide)
+        return aspect > 1 ? (max(1, Int((side / aspect).rounded())), longerSide) : (longerSide, max(1, Int((side * aspect).rounded())))
+    }
+}

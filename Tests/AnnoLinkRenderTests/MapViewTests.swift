@@ -42,4 +42,21 @@ struct MapViewTests {
         #expect(abs(corner.x) < 1e-9 && abs(corner.y - 300) < 1e-9)
         #expect(view.envelope.contains(box))
     }
+
+    @Test("a picture of a whole data set: the features' spacing spans 6 px, from 1024 to 8192 px on the longer side")
+    func overviewSize() {
+        let box = Envelope(minX: 0, minY: 0, maxX: 10_000, maxY: 2_500)
+        // 250,000 features in 25,000,000 square units: 10 units apart, 6 pixels.
+        #expect(MapView.overviewLongerSide(of: box, features: 250_000) == 6_000)
+        let wide = MapView.size(of: box, longerSide: 6_000)
+        #expect(wide.width == 6_000 && wide.height == 1_500)
+        // Sparse: 100 units apart would be 600 px; a picture is never smaller than 1024.
+        #expect(MapView.overviewLongerSide(of: box, features: 2_500) == 1_024)
+        // Dense: 1.6 units apart would be 37,947 px.
+        #expect(MapView.overviewLongerSide(of: box, features: 10_000_000) == 8_192)
+        #expect(MapView.overviewLongerSide(of: box, features: 0) == 1_024)
+        #expect(MapView.overviewLongerSide(of: Envelope(minX: 0, minY: 0, maxX: 100, maxY: 0), features: 1_000) == 1_024)
+        let tall = MapView.size(of: Envelope(minX: 0, minY: 0, maxX: 10, maxY: 40), longerSide: 2_000)
+        #expect(tall.width == 500 && tall.height == 2_000)
+    }
 }

@@ -34,9 +34,10 @@ struct BigFileTests {
     /// python3-gdal): inside the box of its non-white pixels, less a tenth on each side (the
     /// ragged edges), the share of white pixels, the mean and spread of the grey level, and the
     /// share of rows holding a white run of at least 3 px (a street between blocks, or its
-    /// gap). A grey square — what a million parcels drawn row by row gave, and the overview
-    /// before (its 5-px discs, one a parcel, covering each other) — has no white inside, and a
-    /// spread of 15 levels.
+    /// gap), and how many rows are white almost throughout (95 %: an east-west street). A grey
+    /// square — what a million parcels drawn row by row gave, and the overview before (its 5-px
+    /// discs, one a parcel, covering each other) — has no white inside, and a spread of 15
+    /// levels.
     static func pixels(_ png: String) throws -> [String: Double] {
         let script = #"""
         import json, sys
@@ -56,7 +57,8 @@ struct BigFileTests {
                 best = max(best, run)
             return best
         print(json.dumps({"white": float(gaps.mean()), "mean": float(inner.mean()), "std": float(inner.std()),
-                          "rowsWithGaps": sum(longest(r) >= 3 for r in gaps) / len(gaps)}))
+                          "rowsWithGaps": sum(longest(r) >= 3 for r in gaps) / len(gaps),
+                          "whiteRows": float(sum(r.mean() >= 0.95 for r in gaps))}))
         """#
         let result = try Harness.run("/usr/bin/python3", ["-c", script, png])
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double] else {
@@ -142,17 +144,62 @@ struct BigFileTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
         #expect((report["featuresFromIndex"] as? Int ?? 0) > 50_000 && (report["labelsUnderMinimum"] as? Int ?? 0) > 300_000, "\(report)")
         let seen = try Self.pixels(out)
-        // 1024 × 971 px, 73 ft a pixel: the streets (50–96 ft) show as white runs in a quarter of
-        // the rows (measured: 6 % white, spread 46, 27 % of the rows).
-        #expect((seen["white"] ?? 0) > 0.02 && (seen["std"] ?? 0) > 30 && (seen["rowsWithGaps"] ?? 0) > 0.1, "\(seen)")
+        // Its size from the density (6 px to the features' spacing): 3689 × 3498 px, 21 ft a
+        // pixel, so the streets (50–96 ft) show as white rows and runs (measured: 51 % white,
+        // spread 79, a run in every row, 125 rows white throughout; at 1024 × 971 px, 6 %, 46,
+        // 27 % and none).
+        #expect(report["width"] as? Int ?? 0 > 3_000, "\(report)")
+        #expect((seen["white"] ?? 0) > 0.2 && (seen["std"] ?? 0) > 30 && (seen["rowsWithGaps"] ?? 0) > 0.5
+                && (seen["whiteRows"] ?? 0) >= 60, "\(seen)")
 
-        // On a terminal: a line per table drawn, ending with its count.
+        // On a terminal: a line per table drawn, ending with its count, and the bytes of the
+        // PNG as they are written (seconds for a picture of millions of pixels).
         let shown = try Self.onTerminal([Harness.binary, "render", path, scratch.path("tty.png")])
         #expect(shown.status == 0, "\(shown.stdout)")
         for table in ["address_points", "parcel_lines", "address_points_anno", "parcel_lines_anno"] {
             #expect(shown.stdout.contains("drawing \(table): "), "\(shown.stdout)")
         }
+        #expect(shown.stdout.contains("writing \(scratch.path("tty.png")) (bytes): "), "\(shown.stdout)")
         #expect(shown.stdout.contains("wrote \(scratch.path("tty.png")): "))
+    }
+
+    @Test("render without a view or --size: a dense file is drawn large enough for its streets to show, a small one at 1024 px")
+    func sizeFromDensity() throws {
+        let scratch = try ScratchDirectory(prefix: "big-density")
+        let path = scratch.path("parcels.gpkg")
+        let made = try Harness.annolink("sample", path, "--parcels", "20000")
+        try #require(made.status == 0, "\(made.stderr)")
+        let out = scratch.path("all.png")
+        let result = try Harness.annolink("render", path, out, "--json")
+        try #require(result.status == 0, "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+
+        // The rule from what SQLite says of the file: the extent of the four tables with its 2 %
+        // margin, the features of the two feature tables (not the annotation), 6 px to their
+        // typical spacing √(area ÷ features).
+        let box = try Self.extent(path).split(separator: ",").compactMap { Double($0) }
+        let features = try ["address_points", "parcel_lines"].map { Double(try Harness.sqlite(path, "SELECT count(*) FROM \($0)")) ?? 0 }
+            .reduce(0, +)
+        let pad = max(box[2] - box[0], box[3] - box[1]) * 0.02
+        let (width, height) = (box[2] - box[0] + 2 * pad, box[3] - box[1] + 2 * pad)
+        let spacing = (width * height / features).squareRoot()
+        let expected = Int((max(width, height) / spacing * 6).rounded(.up))
+        #expect(features == 20_000 + 51_671 && (1_600...1_800).contains(expected), "\(features) features, \(expected) px")
+        #expect(report["width"] as? Int == expected && report["height"] as? Int == Int((Double(expected) * height / width).rounded()),
+                "\(report)")
+
+        // The streets show: east-west ones as rows white almost throughout, one or more per
+        // street (the grid has 55 streets between rows of blocks), and north-south ones as white
+        // runs across a row of blocks.
+        let seen = try Self.pixels(out)
+        #expect((seen["whiteRows"] ?? 0) >= 40 && (seen["rowsWithGaps"] ?? 0) > 0.3, "\(seen)")
+
+        // A small file keeps 1024 px: 10 parcels, and the Loudoun data (RenderTests).
+        let small = scratch.path("small.gpkg")
+        #expect(try Harness.annolink("sample", small, "--parcels", "10").status == 0)
+        let drawn = try Harness.annolink("render", small, scratch.path("small.png"), "--json")
+        let smallReport = try #require(try JSONSerialization.jsonObject(with: Data(drawn.stdout.utf8)) as? [String: Any])
+        #expect(smallReport["width"] as? Int == 1024, "\(smallReport)")
     }
 
     @Test("sample and import show their progress on a terminal, and nothing on standard error otherwise")
