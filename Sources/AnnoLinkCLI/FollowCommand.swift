@@ -85,13 +85,15 @@ struct FollowCommand: ParsableCommand {
     }
 
     private func report(_ result: FollowResult) throws {
+        for warning in result.warnings { Output.diagnostic("warning: \(warning)") }
         if json { return Output.line(try Output.json(result)) }
         let tables = Dictionary(grouping: result.edits, by: \.table)
         let edits = tables.keys.sorted().map { table in
             let rows = tables[table]!
-            let counts = ["insert", "update", "delete"].compactMap { operation -> String? in
+            let counts = [("insert", "inserted"), ("update", "updated"), ("delete", "deleted"), ("unjournaled", "not journaled")].compactMap {
+                operation, done -> String? in
                 let n = rows.filter { $0.operation == operation }.count
-                return n == 0 ? nil : "\(n) \(operation)d"
+                return n == 0 ? nil : "\(n) \(done)"
             }
             let fids = rows.prefix(5).map { String($0.fid) }.joined(separator: ", ") + (rows.count > 5 ? " and \(rows.count - 5) more" : "")
             return "\(table) \(counts.joined(separator: ", ")) (fid\(rows.count == 1 ? "" : "s") \(fids))"

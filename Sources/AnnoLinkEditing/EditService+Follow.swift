@@ -8,13 +8,17 @@ public struct FollowResult: Encodable, Sendable {
     public struct Edit: Encodable, Sendable {
         public var table: String
         public var fid: Int64
-        /// `insert`, `update` or `delete`: how the row differs, before the outside edits and now.
+        /// `insert`, `update` or `delete`: how the row differs, before the outside edits and now;
+        /// `unjournaled` for a row that could not be written again (`OutsideEdit.unreadable`).
         public var operation: String
     }
 
     public var edits: [Edit] = []
     /// The annotation regenerated for them.
     public var annotation: [AnnotationChange] = []
+    /// Rows whose annotation could not be made (a geometry that cannot be read, or that its
+    /// classes cannot place): followed without it, for `check` to report.
+    public var warnings: [String] = []
     /// The journal entry that holds the outside edits and the follow-up; nil when there was
     /// nothing to follow.
     public var journalEntry: Int64?
@@ -45,22 +49,36 @@ extension EditService {
             var reshaped: [String: FeatureTable] = [:]
             for edit in try store.takeOutsideEdits() {
                 let table = try store.featureTable(edit.table)
-                let operation = edit.before == nil ? "insert" : edit.after == nil ? "delete" : "update"
+                let operation = edit.before == nil && edit.after == nil ? "unjournaled"
+                    : edit.before == nil ? "insert" : edit.after == nil ? "delete" : "update"
                 result.edits.append(FollowResult.Edit(table: table.name, fid: edit.fid, operation: operation))
                 if edit.before?.geometry != edit.after?.geometry { reshaped[table.name.lowercased()] = table }
-                if annotationTables.contains(table.name.lowercased()) {
-                    if let before = edit.before, let after = edit.after { try annotationEditedOutside(table, before: before, after: after) }
+                if let reason = edit.unreadable {
+                    result.warnings.append("\(table.name) fid \(edit.fid) followed without its annotation: \(reason)")
                     continue
                 }
-                switch (edit.before, edit.after) {
-                case (nil, _):
-                    result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: nil, isNew: true)
-                case (let before?, nil):
-                    result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: before.geometry, deleted: true)
-                case (let before?, let after?):
-                    let moved = before.geometry != after.geometry
-                    let translation = moved ? Self.pointMove(before.geometry, after.geometry) : nil
-                    result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: moved ? before.geometry : nil, translation: translation)
+                // A row its classes cannot label is followed without its annotation (as `check`
+                // will say), in a savepoint of its own, so that it holds no later edit up.
+                do {
+                    try store.inTransaction {
+                        if annotationTables.contains(table.name.lowercased()) {
+                            if let before = edit.before, let after = edit.after { try annotationEditedOutside(table, before: before, after: after) }
+                            return
+                        }
+                        switch (edit.before, edit.after) {
+                        case (nil, _):
+                            result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: nil, isNew: true)
+                        case (let before?, nil):
+                            result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: before.geometry, deleted: true)
+                        case (let before?, let after?):
+                            let moved = before.geometry != after.geometry
+                            let translation = moved ? Self.pointMove(before.geometry, after.geometry) : nil
+                            result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: moved ? before.geometry : nil,
+                                                                translation: translation)
+                        }
+                    }
+                } catch let error as AnnotationError {
+                    result.warnings.append("\(table.name) fid \(edit.fid) followed without its annotation: \(error)")
                 }
             }
             for table in reshaped.values { try geometryChanged(table) }

@@ -186,7 +186,11 @@ struct CheckTests {
         #expect(annotate.status == 0, "\(annotate.stderr)")
         let bowTie = Polygon(exterior: LineString([(0, 0), (10, 10), (10, 0), (0, 10), (0, 0)].map { Point(x: 11_880_000 + $0.0, y: 7_020_000 + $0.1) }))
         let blob = GeoPackageGeometry.encode(.polygon(bowTie), srsID: 2924).map { String(format: "%02X", $0) }.joined()
-        _ = try Harness.sqlite(path, "INSERT INTO parcels (fid, geom, name) VALUES (1, X'\(blob)', 'bow tie')")
+        // Written past the change capture (docs/follow.md), so that check finds the damage.
+        _ = try Harness.sqlite(path, """
+            UPDATE annolink_changes_state SET writing = 1; INSERT INTO parcels (fid, geom, name) VALUES (1, X'\(blob)', 'bow tie');
+            UPDATE annolink_changes_state SET writing = 0
+            """)
         let invalid = Found(code: "invalid-geometry", originTable: "parcels", originFid: 1)
         #expect(Array(try check(path).problems.keys) == [invalid])
         // A label moved to a class nobody registered: its feature is left without one.

@@ -183,6 +183,23 @@ struct FollowTests {
         #expect(try Harness.annolink("check", path).status == 0)
     }
 
+    @Test("a row that cannot be labelled or read is followed with a warning and holds no later edit up")
+    func unlabelledRowsDoNotBlock() throws {
+        guard let path = try Harness.importLoudoun() else { return }
+        // A geometry that is no GeoPackage geometry, through the sqlite3 shell-free path GDAL offers.
+        let bad = try ExternalTool.ogrinfo.run(["-q", path, "-dialect", "SQLite", "-sql",
+                                                "UPDATE Loudoun_Address_Points_1 SET geom = CAST(X'5858' || substr(geom, 3) AS BLOB) WHERE fid = 834"])
+        #expect(bad.status == 0, "\(bad.stderr)")
+        let followed = try Harness.annolink("follow", path)
+        #expect(followed.status == 0 && followed.stderr.contains("warning: Loudoun_Address_Points_1 fid 834 followed without its annotation"),
+                "\(followed.stderr)")
+        #expect(try Harness.annolink("set", path, "Loudoun_Address_Points_1", "831", "AD_ADDRESS=45765").status == 0)
+        #expect(try Harness.sqlite(path, "SELECT TextString FROM Loudoun_Address_PointsAnno_1 WHERE FeatureID = 831") == "45765 ELMWOOD")
+        #expect(followed.stdout.contains("1 not journaled (fid 834)"), "\(followed.stdout)")
+        #expect(try Harness.annolink("undo", path).status == 0)
+        #expect(try Harness.annolink("check", path, "--only", "invalid-geometry").stdout.contains("834"))
+    }
+
     @Test("follow without the triggers, --remove, and bad usage say what to do")
     func usage() throws {
         guard let path = try Harness.importLoudoun() else { return }

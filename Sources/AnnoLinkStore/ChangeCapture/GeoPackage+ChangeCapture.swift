@@ -123,13 +123,33 @@ extension GeoPackage {
                 try connection.run("UPDATE \(quoteIdentifier(name)) SET \(sets) WHERE \(key) = ?", values + [.integer(fid)])
             }
             var edit = OutsideEdit(table: name, fid: fid, before: nil, after: nil)
-            // An update stays an update, so that the R-tree and the changeset see one.
-            try journal.withoutRecording {
-                if let before, now != nil { try update(before) } else { try put(before) }
-                edit.before = before == nil ? nil : try feature(table, fid: fid)
+            // The row as a feature; one whose geometry cannot be read is kept without it, and
+            // the edit says why, so that one bad row does not hold every later edit up.
+            func read() throws -> Feature {
+                do {
+                    return try feature(table, fid: fid)
+                } catch let error as StoreError {
+                    guard case .corruptGeometry = error else { throw error }
+                    edit.unreadable = error.description
+                    return Feature(fid: fid, geometry: nil, attributes: [:])
+                }
             }
-            if let now, before != nil { try update(now) } else { try put(now) }
-            edit.after = now == nil ? nil : try feature(table, fid: fid)
+            // An update stays an update, so that the R-tree and the changeset see one. A row
+            // SQLite cannot write again (a geometry annolink's R-tree functions refuse) stays as
+            // it is, unjournaled, in a savepoint rolled back.
+            do {
+                try connection.write {
+                    try journal.withoutRecording {
+                        if let before, now != nil { try update(before) } else { try put(before) }
+                        edit.before = before == nil ? nil : try read()
+                    }
+                    if let now, before != nil { try update(now) } else { try put(now) }
+                    edit.after = now == nil ? nil : try read()
+                }
+            } catch let error as SQLiteError {
+                edit = OutsideEdit(table: name, fid: fid, before: nil, after: nil,
+                                   unreadable: "it cannot be written again, so its outside edit is not in the journal (\(error))")
+            }
             edits.append(edit)
         }
         try connection.execute("DELETE FROM annolink_changes")

@@ -180,12 +180,16 @@ public struct OutsideEdit: Sendable {
     public var before: Feature?
     /// Nil: the row does not exist now (it was deleted).
     public var after: Feature?
+    /// Why the row could not be read as a feature (a geometry another program wrote that is no
+    /// GeoPackage geometry), when it could not: `before` and `after` then lack their geometry.
+    public var unreadable: String?
 
-    public init(table: String, fid: Int64, before: Feature?, after: Feature?) {
+    public init(table: String, fid: Int64, before: Feature?, after: Feature?, unreadable: String? = nil) {
         self.table = table
         self.fid = fid
         self.before = before
         self.after = after
+        self.unreadable = unreadable
     }
 
     /// The attribute columns whose values differ between before and after.
