@@ -95,8 +95,7 @@ struct FollowCommand: ParsableCommand {
                 let n = rows.filter { $0.operation == operation }.count
                 return n == 0 ? nil : "\(n) \(done)"
             }
-            let fids = rows.prefix(5).map { String($0.fid) }.joined(separator: ", ") + (rows.count > 5 ? " and \(rows.count - 5) more" : "")
-            return "\(table) \(counts.joined(separator: ", ")) (fid\(rows.count == 1 ? "" : "s") \(fids))"
+            return "\(table) \(counts.joined(separator: ", ")) (\(EditService.fidList(rows.map(\.fid))))"
         }
         let entry = result.journalEntry.map { " as journal entry \($0)" } ?? ""
         Output.line("followed \(result.edits.count) outside edits\(entry): " + edits.joined(separator: "; ")

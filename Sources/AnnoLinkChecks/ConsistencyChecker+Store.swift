@@ -24,7 +24,7 @@ extension ConsistencyChecker {
         guard !plan.annotationTables.isEmpty else { return summary }
         let unfollowed = try unfollowedRows(plan)
         func emit(_ problem: Problem) throws {
-            guard codes.contains(problem.code), problem.code == .notFollowed || !unfollowed.concerns(problem) else { return }
+            guard codes.contains(problem.code), !unfollowed.hides(problem) else { return }
             summary.count(problem)
             try report(problem)
         }

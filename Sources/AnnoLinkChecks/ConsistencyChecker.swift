@@ -155,7 +155,7 @@ public final class ConsistencyChecker {
                 if done % 4096 == 0 { progress(done, total) }
             }
             func emit(_ problem: Problem) throws {
-                guard codes.contains(problem.code), problem.code == .notFollowed || !unfollowed.concerns(problem) else { return }
+                guard codes.contains(problem.code), !unfollowed.hides(problem) else { return }
                 summary.count(problem)
                 try report(problem)
             }
@@ -211,9 +211,10 @@ public final class ConsistencyChecker {
 
         static func key(_ table: String, _ fid: Int64) -> String { "\(table.lowercased())\u{0}\(fid)" }
 
-        /// Whether `problem` is about a row not followed yet, or about the annotation of one.
-        func concerns(_ problem: Problem) -> Bool {
-            guard !keys.isEmpty else { return false }
+        /// Whether `problem` is one that a row not followed yet leaves (about that row or its
+        /// annotation), and so not reported beside its `not-followed`.
+        func hides(_ problem: Problem) -> Bool {
+            guard !keys.isEmpty, problem.code != .notFollowed else { return false }
             if let table = problem.originTable, let fid = problem.originFid, keys.contains(Self.key(table, fid)) { return true }
             if let table = problem.annotationTable, let fid = problem.annotationFid, keys.contains(Self.key(table, fid)) { return true }
             return false

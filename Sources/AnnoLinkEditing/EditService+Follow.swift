@@ -73,8 +73,8 @@ extension EditService {
                         case (let before?, let after?):
                             let moved = before.geometry != after.geometry
                             let translation = moved ? Self.pointMove(before.geometry, after.geometry) : nil
-                            result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: moved ? before.geometry : nil,
-                                                                translation: translation)
+                            let previous = moved ? before.geometry : nil
+                            result.annotation += try regenerate(table, fid: edit.fid, previousGeometry: previous, translation: translation)
                         }
                     }
                 } catch let error as AnnotationError {
@@ -107,15 +107,17 @@ extension EditService {
         try annotationEditedByHand(table, fid: after.fid, fields: Set(fields))
     }
 
-    /// The vector a point moved by, as `movePoint` carries its labels; nil for other shapes.
-    private static func pointMove(_ before: Geometry?, _ after: Geometry?) -> (dx: Double, dy: Double)? {
+    /// The vector a point moved by, by which `movePoint` and following carry its labels; nil for
+    /// other shapes, a point that had no finite location, or a vector too long to be finite.
+    static func pointMove(_ before: Geometry?, _ after: Geometry?) -> (dx: Double, dy: Double)? {
         guard case .point(let old)? = before, case .point(let new)? = after, old.isFinite, new.isFinite else { return nil }
         let vector = (dx: new.x - old.x, dy: new.y - old.y)
         return vector.dx.isFinite && vector.dy.isFinite ? vector : nil
     }
 
-    /// `fids 1, 2, 3` or, for many, the first few and a count.
-    static func fidList(_ fids: [Int64]) -> String {
+    /// `fid 1`, `fids 1, 2, 3` or, for many, the first five and a count: how journal summaries
+    /// and `annolink follow` name the rows of a table.
+    public static func fidList(_ fids: [Int64]) -> String {
         let shown = fids.prefix(5).map(String.init).joined(separator: ", ")
         return (fids.count == 1 ? "fid " : "fids ") + shown + (fids.count > 5 ? " and \(fids.count - 5) more" : "")
     }

@@ -234,10 +234,7 @@ public final class EditService {
             try validate(moved, for: table)
             try store.updateFeature(table, fid: fid, geometry: moved, attributes: [:])
             var result = EditResult(kind: .move, table: table.name, fid: fid, oldGeometry: before.geometry, newGeometry: moved)
-            var translation: (dx: Double, dy: Double)?
-            if case .point(let old)? = before.geometry, old.isFinite, (target.x - old.x).isFinite, (target.y - old.y).isFinite {
-                translation = (target.x - old.x, target.y - old.y)
-            }
+            let translation = Self.pointMove(before.geometry, moved)
             result.annotation = try regenerate(table, fid: fid, previousGeometry: before.geometry, translation: translation)
             try geometryChanged(table)
             return result
