@@ -14,16 +14,18 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // GEOS and PROJ are loaded on first use (dlopen), not at start-up: see the headers in
-        // Sources/CGEOS/include and Sources/CPROJ/include.
-        .target(name: "CGEOS", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CPROJ", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        // libpq is loaded on first use as GEOS and PROJ are (Sources/CLibPQ): only the PostGIS
-        // commands need it. Its header is libpq-dev's <postgresql/libpq-fe.h>.
-        .target(name: "CLibPQ", linkerSettings: [.linkedLibrary("dl")]),
+        // GEOS, PROJ, libpq, libmicrohttpd and Cairo are loaded on first use (dlopen), not at
+        // start-up, so that no command pays for a library it does not call (docs/design.md,
+        // "Start-up"). Each target defines the functions annolink calls as trampolines
+        // (Sources/CLazyLibrary); their headers are the -dev packages' under /usr/include.
+        .target(name: "CLazyLibrary", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "CGEOS", dependencies: ["CLazyLibrary"]),
+        .target(name: "CPROJ", dependencies: ["CLazyLibrary"]),
+        .target(name: "CLibPQ", dependencies: ["CLazyLibrary"]),
+        .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"]),
+        // Cairo's FreeType backend takes the FT_Face the text metrics use: FreeType stays linked.
+        .target(name: "CCairo", dependencies: ["CLazyLibrary", "CFreeType"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.

@@ -156,6 +156,7 @@ extension ServerError {
     var exitStatus: ExitStatus {
         switch self {
         case .cannotListen: .temporaryFailure
+        case .libraryMissing: .unavailable
         case .invalidListenAddress: .usage
         case .invalidTokenFile: .dataError
         case .invalidPublicURL, .invalidCORSOrigin, .invalidPathPrefix: .usage
@@ -278,6 +279,7 @@ extension RenderError {
         switch self {
         case .cairo, .cannotWrite: .cannotCreate
         case .noExtent, .invalidView: .dataError
+        case .libraryMissing: .unavailable
         }
     }
 }

@@ -10,6 +10,9 @@ public enum ExitStatus: Int32, Sendable {
     case dataError = 65
     /// An input file does not exist.
     case noInput = 66
+    /// A library the command loads on first use is not installed (libmicrohttpd for `serve`,
+    /// Cairo for `render`); the message names the Debian package.
+    case unavailable = 69
     /// A bug in annolink: please report it.
     case software = 70
     /// The output file cannot be created (it exists already, or the folder is not writable).

@@ -29,11 +29,13 @@ public final class CairoCanvas {
     /// `format` must be `.png`).
     ///
     /// - Throws: `RenderError.cairo` when Cairo cannot make the surface (e.g. it cannot create
-    ///   the file, or the size is beyond its 32,767-pixel limit). Wraps
+    ///   the file, or the size is beyond its 32,767-pixel limit), `RenderError.libraryMissing`
+    ///   when Cairo cannot be loaded. Wraps
     ///   `cairo_image_surface_create`, `cairo_svg_surface_create`, `cairo_pdf_surface_create`
     ///   and `cairo_create`.
     public init(format: ImageFormat, width: Int, height: Int, dpi: Double = 96, path: String? = nil) throws {
         precondition(path != nil || format == .png, "only a PNG canvas can be kept in memory")
+        try Self.loadCairo()
         self.format = format
         self.width = width
         self.height = height
@@ -81,6 +83,16 @@ public final class CairoCanvas {
     }
 
     /// Cairo's text for a status.
+    /// Loads Cairo, which is loaded on first use (Sources/CCairo): call before the first Cairo
+    /// call, so that a missing library is a typed error rather than the end of the process.
+    ///
+    /// - Throws: `RenderError.libraryMissing` with the reason, naming the package to install.
+    static func loadCairo() throws {
+        guard annolink_cairo_load() == 0 else {
+            throw RenderError.libraryMissing(annolink_cairo_load_error().map { String(cString: $0) } ?? "cannot load Cairo")
+        }
+    }
+
     static func text(_ status: cairo_status_t) -> String {
         cairo_status_to_string(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
     }

@@ -23,6 +23,7 @@ final class CairoFontFace {
     /// - Throws: `RenderError.cairo` when Cairo cannot make the face. Wraps
     ///   `cairo_ft_font_face_create_for_ft_face` and `cairo_font_face_set_user_data`.
     init(_ face: FontFace) throws {
+        try CairoCanvas.loadCairo()
         self.face = face
         guard let handle = cairo_ft_font_face_create_for_ft_face(face.freeTypeFace, Int32(FT_LOAD_NO_HINTING)) else {
             throw RenderError.cairo(function: "cairo_ft_font_face_create_for_ft_face", status: "no memory")

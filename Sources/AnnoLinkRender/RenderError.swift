@@ -2,6 +2,8 @@
 public enum RenderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Cairo refused a call: the function and Cairo's status text (`cairo_status_to_string`).
     case cairo(function: String, status: String)
+    /// Cairo cannot be loaded; the reason names the package to install.
+    case libraryMissing(String)
     /// A file or folder of the output cannot be written.
     case cannotWrite(path: String, reason: String)
     /// No view was given and the tables drawn hold no geometry to take an extent from.
@@ -12,6 +14,7 @@ public enum RenderError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cairo(function, status): "Cairo failed in \(function): \(status)"
+        case let .libraryMissing(reason): reason
         case let .cannotWrite(path, reason): "cannot write \(path): \(reason)"
         case .noExtent: "the tables hold no geometry, so there is no extent to draw: give --bbox or --center and --scale"
         case let .invalidView(reason): "the view cannot be drawn: \(reason)"

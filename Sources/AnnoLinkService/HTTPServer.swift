@@ -49,10 +49,16 @@ public final class HTTPServer: @unchecked Sendable {
     /// Starts listening and returns the port (the one the system chose when the address asks for
     /// port 0). Wraps `MHD_start_daemon`.
     ///
-    /// - Throws: `ServerError.cannotListen` when the address cannot be bound.
+    /// - Throws: `ServerError.cannotListen` when the address cannot be bound,
+    ///   `ServerError.libraryMissing` when libmicrohttpd cannot be loaded.
     @discardableResult
     public func start() throws -> UInt16 {
         precondition(daemon == nil, "the server was started already")
+        // libmicrohttpd is loaded on first use (Sources/CMicroHTTPD): a missing library is a
+        // typed error here, not a failed start-up of every other command.
+        guard annolink_mhd_load() == 0 else {
+            throw ServerError.libraryMissing(annolink_mhd_load_error().map { String(cString: $0) } ?? "cannot load libmicrohttpd")
+        }
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_USE_ITC.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
         let address = configuration.listen
@@ -512,6 +518,8 @@ private struct RequestError: Error {
 public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The listen address cannot be bound (in use, not an address of this machine).
     case cannotListen(String, reason: String)
+    /// libmicrohttpd cannot be loaded; the reason names the package to install.
+    case libraryMissing(String)
     /// The `--listen` value is not `HOST:PORT`.
     case invalidListenAddress(String)
     /// A line of the token file cannot be read.
@@ -526,6 +534,7 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+        case .libraryMissing(let reason): reason
         case .invalidListenAddress(let text):
             "'\(text)' is not an address to listen on; give HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"
         case .invalidTokenFile(let path, let line, let reason): "\(path) line \(line): \(reason)"

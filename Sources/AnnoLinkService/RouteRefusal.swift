@@ -142,7 +142,7 @@ struct RouteRefusal: Error {
             switch e {
             case .invalidView: self.init(.badRequest, e.description, parameter: "bbox")
             case .noExtent: self.init(.unprocessable, e.description)
-            case .cairo, .cannotWrite: self.init(.failure, e.description)
+            case .cairo, .cannotWrite, .libraryMissing: self.init(.failure, e.description)
             }
         case let e as SQLiteError where e.resultCode == .constraint:
             self.init(.refused, "the values break a rule of the table: \(e.message)", code: "InvalidRequestBody")

@@ -182,10 +182,12 @@ struct ErrorStatusTests {
 
             Case(ServerError.cannotListen("127.0.0.1:8080", reason: "Address already in use"), .temporaryFailure),
             Case(ServerError.invalidListenAddress("somewhere"), .usage),
+            Case(ServerError.libraryMissing("cannot load libmicrohttpd (libmicrohttpd.so.12; install libmicrohttpd12): not found"), .unavailable),
             Case(ServerError.invalidTokenFile(path: "tokens.txt", line: 3, reason: "expected 'TOKEN USER read|edit', found 2 fields"), .dataError),
             Case(RenderError.cairo(function: "cairo_surface_write_to_png(x.png)", status: "error while writing to output stream"), .cannotCreate),
             Case(RenderError.cannotWrite(path: "pictures", reason: "Permission denied"), .cannotCreate),
             Case(RenderError.noExtent, .dataError),
+            Case(RenderError.libraryMissing("cannot load Cairo (libcairo.so.2; install libcairo2): not found"), .unavailable),
             Case(RenderError.invalidView("the scale is not a finite number"), .dataError),
         ]
     }
