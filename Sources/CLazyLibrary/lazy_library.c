@@ -10,13 +10,16 @@ int annolink_library_load(struct annolink_library *library) {
         pthread_mutex_lock(&library->lock);
         state = library->state;
         if (state == 0) {
-            for (int i = 0; i < 3 && library->sonames[i] && !library->handle; i++)
+            /* The first soname's failure is the one to report: the others are the -dev links. */
+            char why[256] = "unknown error";
+            for (int i = 0; i < 3 && library->sonames[i] && !library->handle; i++) {
                 library->handle = dlopen(library->sonames[i], RTLD_NOW | RTLD_LOCAL);
-            if (!library->handle) {
-                const char *why = dlerror();
-                snprintf(library->error, sizeof library->error, "cannot load %s (%s; install %s): %s",
-                         library->name, library->sonames[0], library->package, why ? why : "unknown error");
+                const char *message = library->handle ? NULL : dlerror();
+                if (i == 0 && message) snprintf(why, sizeof why, "%s", message);
             }
+            if (!library->handle)
+                snprintf(library->error, sizeof library->error, "cannot load %s (%s; install %s): %s",
+                         library->name, library->sonames[0], library->package, why);
             state = library->handle ? 1 : -1;
             __atomic_store_n(&library->state, state, __ATOMIC_RELEASE);
         }

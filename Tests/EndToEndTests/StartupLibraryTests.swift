@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// The client libraries only some commands need are loaded on first use (Sources/CLibPQ): a
-/// command that never talks to PostgreSQL does not pay the dynamic loader for libpq and what
-/// it brings (GSSAPI, LDAP, OpenSSL). The loader says what it initialised under `LD_DEBUG=libs`.
+/// The libraries only some commands need are loaded on first use (Sources/CLazyLibrary): a
+/// command that never talks to PostgreSQL, serves, draws or reprojects does not pay the dynamic
+/// loader for libpq, libmicrohttpd, Cairo, GEOS or PROJ and what they bring (GSSAPI, OpenSSL,
+/// pixman, X11's libraries, curl, …). The loader says what it initialised under `LD_DEBUG=libs`.
 @Suite
 struct StartupLibraryTests {
     /// The shared objects the loader initialised while `annolink arguments` ran.
@@ -16,14 +17,31 @@ struct StartupLibraryTests {
         }
     }
 
-    @Test func versionAndAnAttributeEditDoNotLoadLibpq() throws {
+    /// The libraries loaded on first use, by soname prefix.
+    static let lazy = ["libpq.so", "libmicrohttpd.so", "libcairo.so", "libgeos_c.so", "libproj.so"]
+
+    @Test func versionAndAnAttributeEditLoadNoLazyLibrary() throws {
         let folder = try Harness.temporaryDirectory()
         let file = folder.appendingPathComponent("sample.gpkg").path
         #expect(try Harness.annolink("sample", "--parcels", "10", file).status == 0)
         for arguments in [["--version"], ["set", file, "address_points", "1", "AD_ADDRESS=123"]] {
             let loaded = try librariesLoaded(arguments)
             #expect(!loaded.isEmpty, "LD_DEBUG=libs listed no library for \(arguments)")
-            #expect(!loaded.contains { $0.contains("libpq.so") }, "\(arguments) loaded libpq: \(loaded)")
+            for library in Self.lazy {
+                #expect(!loaded.contains { $0.contains(library) }, "\(arguments) loaded \(library): \(loaded)")
+            }
+        }
+    }
+
+    /// The other side: a command that draws loads Cairo when it first draws, and no other.
+    @Test func renderLoadsCairoOnFirstUse() throws {
+        let folder = try Harness.temporaryDirectory()
+        let file = folder.appendingPathComponent("sample.gpkg").path
+        #expect(try Harness.annolink("sample", "--parcels", "10", file).status == 0)
+        let loaded = try librariesLoaded(["render", file, folder.appendingPathComponent("view.png").path])
+        #expect(loaded.contains { $0.contains("libcairo.so") }, "render did not load Cairo: \(loaded)")
+        for library in ["libpq.so", "libmicrohttpd.so"] {
+            #expect(!loaded.contains { $0.contains(library) }, "render loaded \(library): \(loaded)")
         }
     }
 }
