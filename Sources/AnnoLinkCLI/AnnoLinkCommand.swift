@@ -25,7 +25,8 @@ public enum AnnoLinkCommand {
 
             Every command takes --help. Errors are one line on standard error starting 'error:';
             exit statuses: 0 success, 1 check found problems, 64 bad usage, 65 bad data,
-            66 missing input file or database, 73 cannot create output, 74 I/O error,
+            66 missing input file or database, 69 a library the command needs is not
+            installed (libmicrohttpd, Cairo), 73 cannot create output, 74 I/O error,
             75 file busy or database unreachable, 70 bug.
             """
     }

@@ -50,7 +50,8 @@ struct CheckCommand: ParsableCommand {
         exitStatus: """
             0 no problems (with --fix: none left), 1 problems found (with --fix: some
             left), 64 bad usage (an unknown --only code among them), 65 not a GeoPackage, annotation tables without classes, unknown
-            --table, a class that does not compile, 66 no such file.
+            --table, a class that does not compile, 66 no such file, 69 Cairo is not installed
+            (--render).
             """,
         note: """
             A file without annotation tables or classes has nothing to check: it says so and exits

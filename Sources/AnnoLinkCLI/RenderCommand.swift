@@ -29,7 +29,7 @@ struct RenderCommand: ParsableCommand {
             connection string: postgresql://USER@HOST/DB or PG:"dbname=DB host=HOST"; the
             same data draws the same picture from either (docs/postgis.md).
             """,
-        exitStatus: "0 done, 64 bad usage, 65 not a GeoPackage, no such table or fid, or an unknown CRS, 66 no such file, 73 OUT cannot be written.",
+        exitStatus: "0 done, 64 bad usage, 65 not a GeoPackage, no such table or fid, or an unknown CRS, 66 no such file, 69 Cairo is not installed, 73 OUT cannot be written.",
         example: """
             annolink render loudoun.gpkg view.png --center 11750386.2,7040116.2 --scale 1:1200
             annolink render loudoun.gpkg all.pdf --footprints --highlight parcel_lines:12

@@ -41,7 +41,7 @@ struct ServeCommand: ParsableCommand {
             page's /coordinates and /render.png, sketch sessions, single OGC items and OGC
             edits (they answer 501). See docs/postgis.md.
             """,
-        exitStatus: "0 stopped by SIGTERM or SIGINT, 64 bad usage, 65 not a GeoPackage or bad token file, 66 no such file or database, 74 login refused, 75 the address is in use or the database server unreachable.",
+        exitStatus: "0 stopped by SIGTERM or SIGINT, 64 bad usage, 65 not a GeoPackage or bad token file, 66 no such file or database, 69 libmicrohttpd is not installed, 74 login refused, 75 the address is in use or the database server unreachable.",
         note: """
             Security: with --tokens, requests without a valid token may only read, and a 'read'
             token may only read; without --tokens anyone who can connect may edit, so keep the

@@ -49,12 +49,7 @@ struct MHD_Daemon *annolink_mhd_start(unsigned int flags, const struct sockaddr 
 }
 
 const struct sockaddr *annolink_mhd_client_address(struct MHD_Connection *connection) {
-    static __typeof__(&MHD_get_connection_info) info_of;
-    __typeof__(info_of) f = __atomic_load_n(&info_of, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = (__typeof__(f))annolink_library_symbol(&mhd, "MHD_get_connection_info");
-        __atomic_store_n(&info_of, f, __ATOMIC_RELEASE);
-    }
+    ANNOLINK_RESOLVE(mhd, MHD_get_connection_info)  /* once per request: the address is kept */
     const union MHD_ConnectionInfo *info = f(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
 }

@@ -41,28 +41,28 @@ const char *annolink_library_error(struct annolink_library *library);
 /* The address of `symbol` in the library; ends the process when there is none (a program bug). */
 void *annolink_library_symbol(struct annolink_library *library, const char *symbol);
 
+/* Declares `f`, the address of `function` in `library`: looked up on the first call, kept in a
+   static pointer after (read and written atomically). */
+#define ANNOLINK_RESOLVE(library, function) \
+    static __typeof__(&function) address; \
+    __typeof__(address) f = __atomic_load_n(&address, __ATOMIC_ACQUIRE); \
+    if (!f) { \
+        f = (__typeof__(address))annolink_library_symbol(&library, #function); \
+        __atomic_store_n(&address, f, __ATOMIC_RELEASE); \
+    }
+
 /* Defines `function` (declared by the library's header) as a trampoline into `library`.
    `parameters` and `arguments` are parenthesized: (int a, double b) and (a, b). */
 #define ANNOLINK_TRAMPOLINE(library, result, function, parameters, arguments) \
     result function parameters { \
-        static __typeof__(&function) address; \
-        __typeof__(address) f = __atomic_load_n(&address, __ATOMIC_ACQUIRE); \
-        if (!f) { \
-            f = (__typeof__(address))annolink_library_symbol(&library, #function); \
-            __atomic_store_n(&address, f, __ATOMIC_RELEASE); \
-        } \
+        ANNOLINK_RESOLVE(library, function) \
         return f arguments; \
     }
 
 /* The same for a function that returns nothing. */
 #define ANNOLINK_TRAMPOLINE_VOID(library, function, parameters, arguments) \
     void function parameters { \
-        static __typeof__(&function) address; \
-        __typeof__(address) f = __atomic_load_n(&address, __ATOMIC_ACQUIRE); \
-        if (!f) { \
-            f = (__typeof__(address))annolink_library_symbol(&library, #function); \
-            __atomic_store_n(&address, f, __ATOMIC_RELEASE); \
-        } \
+        ANNOLINK_RESOLVE(library, function) \
         f arguments; \
     }
 #endif
