@@ -25,7 +25,7 @@ ANNOLINK_TRAMPOLINE(mhd, MHD_socket, MHD_quiesce_daemon, (struct MHD_Daemon *dae
 ANNOLINK_TRAMPOLINE_VOID(mhd, MHD_stop_daemon, (struct MHD_Daemon *daemon), (daemon))
 
 /* The variadic three cannot be trampolines (a C function cannot pass on its `...`); these call
-   them through their addresses with the arguments spelled out. */
+   them through their resolved addresses with the arguments spelled out. */
 
 struct MHD_Daemon *annolink_mhd_start(unsigned int flags, const struct sockaddr *address, unsigned int threads,
                                       unsigned int connection_limit, unsigned int per_address_limit,
@@ -35,27 +35,27 @@ struct MHD_Daemon *annolink_mhd_start(unsigned int flags, const struct sockaddr 
                                       MHD_RequestCompletedCallback completed, void *completed_context,
                                       MHD_AcceptPolicyCallback policy, void *policy_context,
                                       MHD_NotifyConnectionCallback notify, void *notify_context) {
-    __typeof__(&MHD_start_daemon) start = (__typeof__(start))annolink_library_symbol(&mhd, "MHD_start_daemon");
-    return start(flags, 0, policy, policy_context, handler, handler_context,
-                 MHD_OPTION_SOCK_ADDR, address,
-                 MHD_OPTION_THREAD_POOL_SIZE, threads,
-                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
-                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-                 MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-                 MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
-                 MHD_OPTION_END);
+    ANNOLINK_RESOLVE(mhd, MHD_start_daemon)
+    return f(flags, 0, policy, policy_context, handler, handler_context,
+             MHD_OPTION_SOCK_ADDR, address,
+             MHD_OPTION_THREAD_POOL_SIZE, threads,
+             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
+             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+             MHD_OPTION_END);
 }
 
 const struct sockaddr *annolink_mhd_client_address(struct MHD_Connection *connection) {
-    ANNOLINK_RESOLVE(mhd, MHD_get_connection_info)  /* once per request: the address is kept */
+    ANNOLINK_RESOLVE(mhd, MHD_get_connection_info)
     const union MHD_ConnectionInfo *info = f(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
 }
 
 uint16_t annolink_mhd_bound_port(struct MHD_Daemon *daemon) {
-    __typeof__(&MHD_get_daemon_info) info_of = (__typeof__(info_of))annolink_library_symbol(&mhd, "MHD_get_daemon_info");
-    const union MHD_DaemonInfo *info = info_of(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    ANNOLINK_RESOLVE(mhd, MHD_get_daemon_info)
+    const union MHD_DaemonInfo *info = f(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }

@@ -451,8 +451,8 @@ def loader_statistics(argv):
 
 
 def loader_table(ds, work_root):
-    """What the loader does for a few commands, annolink's and sqlite3's (docs/benchmarks.md,
-    "Start-up")."""
+    """What the loader does for a few commands, annolink's and sqlite3's (docs/design.md,
+    "Start-up"; docs/benchmarks.md, "Single attribute edit")."""
     work = work_root / "loader"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)

@@ -42,13 +42,14 @@ const char *annolink_library_error(struct annolink_library *library);
 void *annolink_library_symbol(struct annolink_library *library, const char *symbol);
 
 /* Declares `f`, the address of `function` in `library`: looked up on the first call, kept in a
-   static pointer after (read and written atomically). */
+   static pointer after (read and written atomically). The static's name is one no parameter
+   of a wrapper will have. */
 #define ANNOLINK_RESOLVE(library, function) \
-    static __typeof__(&function) address; \
-    __typeof__(address) f = __atomic_load_n(&address, __ATOMIC_ACQUIRE); \
+    static __typeof__(&function) annolink_resolved; \
+    __typeof__(annolink_resolved) f = __atomic_load_n(&annolink_resolved, __ATOMIC_ACQUIRE); \
     if (!f) { \
-        f = (__typeof__(address))annolink_library_symbol(&library, #function); \
-        __atomic_store_n(&address, f, __ATOMIC_RELEASE); \
+        f = (__typeof__(annolink_resolved))annolink_library_symbol(&library, #function); \
+        __atomic_store_n(&annolink_resolved, f, __ATOMIC_RELEASE); \
     }
 
 /* Defines `function` (declared by the library's header) as a trampoline into `library`.
