@@ -6,6 +6,12 @@
 // depends only on targets above it in this list.
 import PackageDescription
 
+// FreeType's headers include each other as <freetype/...> under this folder, which pkg-config
+// would give but only together with linking the library, and FreeType is loaded on first use.
+// Every target whose sources (or @testable tests) see CFreeType's or CCairo's header gets it.
+let freeTypeIncludes = ["-I/usr/include/freetype2"]
+let freeTypeHeaders: [SwiftSetting] = [.unsafeFlags(freeTypeIncludes.flatMap { ["-Xcc", $0] })]
+
 let package = Package(
     name: "annolink",
     platforms: [.macOS(.v13)],
@@ -14,8 +20,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
-        // GEOS, PROJ, libpq, libmicrohttpd and Cairo are loaded on first use (dlopen), not at
+        // GEOS, PROJ, libpq, libmicrohttpd, Cairo, FreeType and fontconfig are loaded on first use (dlopen), not at
         // start-up, so that no command pays for a library it does not call (docs/design.md,
         // "Start-up"). Each target defines the functions annolink calls as trampolines
         // (Sources/CLazyLibrary); their headers are the -dev packages' under /usr/include.
@@ -24,8 +29,9 @@ let package = Package(
         .target(name: "CPROJ", dependencies: ["CLazyLibrary"]),
         .target(name: "CLibPQ", dependencies: ["CLazyLibrary"]),
         .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"]),
-        // Cairo's FreeType backend takes the FT_Face the text metrics use: FreeType stays linked.
-        .target(name: "CCairo", dependencies: ["CLazyLibrary", "CFreeType"]),
+        .target(name: "CFreeType", dependencies: ["CLazyLibrary"], cSettings: [.unsafeFlags(freeTypeIncludes)]),
+        // Cairo's FreeType backend takes the FT_Face the text metrics measure.
+        .target(name: "CCairo", dependencies: ["CLazyLibrary", "CFreeType"], cSettings: [.unsafeFlags(freeTypeIncludes)]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // squareRoot() lowers to sqrt, which the Linux linker only finds with libm named explicitly.
@@ -37,12 +43,14 @@ let package = Package(
         // The PostgreSQL/PostGIS store's foundation: one owner of the libpq connection, binary
         // parameters, results and COPY, EWKB, and the layout of a data set in PostGIS.
         .target(name: "AnnoLinkPostGIS", dependencies: ["AnnoLinkGeometry", "AnnoLinkStore", "CLibPQ"]),
-        .target(name: "AnnoLinkAnnotation", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "CFreeType"]),
+        .target(name: "AnnoLinkAnnotation", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "CFreeType"],
+                swiftSettings: freeTypeHeaders),
         .target(name: "AnnoLinkEditing", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkChecks", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         .target(name: "AnnoLinkImport", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation"]),
         // Pictures of the map: Cairo drawing with the FreeType faces the text metrics measure.
-        .target(name: "AnnoLinkRender", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "CCairo", "CFreeType"]),
+        .target(name: "AnnoLinkRender", dependencies: ["AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation", "CCairo", "CFreeType"],
+                swiftSettings: freeTypeHeaders),
         // The headless geometry editor: pure Swift on geometry values, no I/O and no C.
         .target(name: "AnnoLinkSketch", dependencies: ["AnnoLinkGeometry"]),
         // The HTTP service: FeatureServer and OGC API Features routes over the edit service, and the
@@ -77,7 +85,8 @@ let package = Package(
         .testTarget(name: "AnnoLinkEngineTests", dependencies: ["AnnoLinkEngine", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkStoreTests", dependencies: ["AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
         .testTarget(name: "AnnoLinkPostGISTests", dependencies: ["AnnoLinkPostGIS", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkTestSupport"]),
-        .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore", "AnnoLinkTestSupport"]),
+        .testTarget(name: "AnnoLinkAnnotationTests", dependencies: ["AnnoLinkAnnotation", "AnnoLinkStore", "AnnoLinkTestSupport"],
+                    swiftSettings: freeTypeHeaders),
         .testTarget(name: "AnnoLinkEditingTests", dependencies: [
             "AnnoLinkEditing", "AnnoLinkStore", "AnnoLinkGeometry", "AnnoLinkAnnotation", "AnnoLinkEngine", "AnnoLinkImport", "AnnoLinkTestSupport",
         ]),

@@ -265,10 +265,11 @@ extension PlacementError {
 }
 
 extension FontError {
-    /// A font file that cannot be read is bad input data.
+    /// A font file that cannot be read is bad input data; a missing font library is unavailable.
     var exitStatus: ExitStatus {
         switch self {
         case .freeType, .fontconfig, .notScalable: .dataError
+        case .libraryMissing: .unavailable
         }
     }
 }

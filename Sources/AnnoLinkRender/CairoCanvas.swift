@@ -1,4 +1,4 @@
-import CCairo
+internal import CCairo
 import Foundation
 
 /// Owns one Cairo surface and its drawing context (`cairo_*_surface_create` … `cairo_destroy`,

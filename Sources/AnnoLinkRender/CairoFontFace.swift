@@ -1,6 +1,6 @@
 import AnnoLinkAnnotation
-import CCairo
-import CFreeType
+internal import CCairo
+internal import CFreeType
 
 /// The key under which a Cairo font face holds the `FontFace` it draws with. Only its address
 /// matters; Cairo never writes it.
@@ -25,7 +25,7 @@ final class CairoFontFace {
     init(_ face: FontFace) throws {
         try CairoCanvas.loadCairo()
         self.face = face
-        guard let handle = cairo_ft_font_face_create_for_ft_face(face.freeTypeFace, Int32(FT_LOAD_NO_HINTING)) else {
+        guard let handle = cairo_ft_font_face_create_for_ft_face(FT_Face(face.freeTypeFace), Int32(FT_LOAD_NO_HINTING)) else {
             throw RenderError.cairo(function: "cairo_ft_font_face_create_for_ft_face", status: "no memory")
         }
         var status = cairo_font_face_status(handle)

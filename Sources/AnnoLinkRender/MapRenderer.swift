@@ -2,7 +2,7 @@ import AnnoLinkAnnotation
 import AnnoLinkEngine
 import AnnoLinkGeometry
 import AnnoLinkStore
-import CCairo
+internal import CCairo
 import Foundation
 
 /// What a picture shows besides the features and their annotation text.

@@ -1,6 +1,6 @@
 import AnnoLinkGeometry
 import AnnoLinkStore
-import CCairo
+internal import CCairo
 
 extension ProblemPictures {
     static let overlapped = Colour(0.55, 0.1, 0.75)

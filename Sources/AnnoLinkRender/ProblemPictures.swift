@@ -1,7 +1,7 @@
 import AnnoLinkAnnotation
 import AnnoLinkGeometry
 import AnnoLinkStore
-import CCairo
+internal import CCairo
 import Foundation
 
 /// A problem `check` found, as a picture needs it: what is wrong and which rows it concerns.

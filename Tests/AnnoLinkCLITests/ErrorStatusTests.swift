@@ -146,6 +146,7 @@ struct ErrorStatusTests {
             Case(FontError.freeType(function: "FT_New_Face", code: 2, message: "unknown file format", path: "x.ttf"), .dataError),
             Case(FontError.fontconfig(function: "FcInitLoadConfig"), .dataError),
             Case(FontError.notScalable(path: "x.fon"), .dataError),
+            Case(FontError.libraryMissing("cannot load FreeType (libfreetype.so.6; install libfreetype6): not found"), .unavailable),
 
             Case(GeodatabaseDefinitionError.malformedXML(line: 1, column: 2, message: "unclosed tag"), .dataError),
             Case(GeodatabaseDefinitionError.invalidValue(element: "ReferenceScale", value: "big"), .dataError),

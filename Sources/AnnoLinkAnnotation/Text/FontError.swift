@@ -1,4 +1,4 @@
-import CFreeType
+internal import CFreeType
 
 /// A font could not be opened or read: FreeType or fontconfig failed, or the font file is of a
 /// kind annolink cannot measure.
@@ -11,6 +11,9 @@ public enum FontError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The font file has no outlines (a bitmap font such as a Windows `.fon`), so it has no
     /// design units to measure in.
     case notScalable(path: String)
+    /// libfreetype or libfontconfig, loaded on first use, cannot be loaded: the loader's reason
+    /// and the package to install.
+    case libraryMissing(String)
 
     /// The error for FreeType's `code` returned by `function`, with FreeType's text for it.
     static func freeType(_ function: String, _ code: FT_Error, path: String? = nil) -> FontError {
@@ -26,6 +29,8 @@ public enum FontError: Error, Hashable, Sendable, CustomStringConvertible {
             return "fontconfig \(function) failed"
         case let .notScalable(path):
             return "\(path) is a bitmap font without outlines; text cannot be measured with it"
+        case let .libraryMissing(reason):
+            return reason
         }
     }
 }

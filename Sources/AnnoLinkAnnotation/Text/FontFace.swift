@@ -1,4 +1,4 @@
-import CFreeType
+internal import CFreeType
 
 /// Owns one FreeType face (`FT_New_Face` … `FT_Done_Face`): one font of a font file, measured
 /// in its design units, with a cache of the glyph metrics read so far.
@@ -15,7 +15,8 @@ public final class FontFace {
     /// The FreeType face itself, for drawing text with the very glyphs that were measured
     /// (Cairo's `cairo_ft_font_face_create_for_ft_face`). Borrowed: valid while this face lives
     /// (keep a reference to it), never freed by the caller, and only used in its isolation domain.
-    public var freeTypeFace: FT_Face { handle }
+    /// Opaque so that this module's clients need not see FreeType's headers: it is an `FT_Face`.
+    public var freeTypeFace: OpaquePointer { OpaquePointer(handle) }
     /// The library the face was opened in; FreeType needs it alive as long as the face.
     public let library: FontLibrary
     /// The font file.

@@ -1,4 +1,4 @@
-import CFreeType
+internal import CFreeType
 import Foundation
 
 /// Owns one FreeType library (`FT_Init_FreeType` … `FT_Done_FreeType`) and finds fonts for it
@@ -25,8 +25,12 @@ public final class FontLibrary {
     ///     look for fonts; by default fontconfig's fonts plus the standard folders, or
     ///     `ANNOLINK_FONT_PATH` when set (see `FontSearchPath`).
     ///   - handleCounter: counts this library and everything opened through it while alive.
-    /// - Throws: `FontError.freeType` when FreeType cannot start. Wraps `FT_Init_FreeType`.
+    /// - Throws: `FontError.libraryMissing` when libfreetype cannot be loaded (it is loaded on
+    ///   first use), `FontError.freeType` when FreeType cannot start. Wraps `FT_Init_FreeType`.
     public init(searchPath: FontSearchPath = .fromEnvironment(), handleCounter: FontHandleCounter? = nil) throws {
+        guard annolink_freetype_load() == 0 else {
+            throw FontError.libraryMissing(annolink_freetype_load_error().map { String(cString: $0) } ?? "cannot load FreeType")
+        }
         var library: FT_Library?
         let error = FT_Init_FreeType(&library)
         guard error == 0, let library else {

@@ -1,4 +1,4 @@
-import CFreeType
+internal import CFreeType
 import Foundation
 
 /// Where a font family was found: a font file and the face in it.
@@ -39,9 +39,13 @@ final class FontconfigConfiguration {
     /// it, or print an error to stderr when it has nowhere to write one. Only outline fonts
     /// (`.ttf`, `.otf`, `.ttc`, `.otc`) are added; files fontconfig cannot read are passed over.
     ///
-    /// - Throws: `FontError.fontconfig` when fontconfig cannot make the configuration.
+    /// - Throws: `FontError.libraryMissing` when libfontconfig cannot be loaded (it is loaded on
+    ///   first use), `FontError.fontconfig` when fontconfig cannot make the configuration.
     ///   Wraps `FcInitLoadConfigAndFonts` (or `FcConfigCreate` without the system fonts).
     init(searchPath: FontSearchPath, handleCounter: FontHandleCounter?) throws {
+        guard annolink_fontconfig_load() == 0 else {
+            throw FontError.libraryMissing(annolink_fontconfig_load_error().map { String(cString: $0) } ?? "cannot load fontconfig")
+        }
         let function = searchPath.includesSystemFonts ? "FcInitLoadConfigAndFonts" : "FcConfigCreate"
         guard let handle = searchPath.includesSystemFonts ? FcInitLoadConfigAndFonts() : FcConfigCreate() else {
             throw FontError.fontconfig(function: function)
