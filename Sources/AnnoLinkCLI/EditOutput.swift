@@ -124,18 +124,18 @@ enum EditOutput {
         }
         if dryRun {
             // A preview says where the label was and where it would go.
-            let format = { (p: Point) in String(format: "%.2f, %.2f", p.x, p.y) }
+            let format = { (p: Point) in "\(fixedDecimal(p.x)), \(fixedDecimal(p.y))" }
             switch (change.oldAnchor, change.newAnchor) {
             case let (old?, new?) where format(old) != format(new): text += " at \(format(old)) -> \(format(new))"
             case let (_, new?): text += " at \(format(new))"
             case let (old?, nil): text += " at \(format(old))"
             case (nil, nil): break
             }
-            if let old = change.oldAngle, let new = change.newAngle, String(format: "%.2f", old) != String(format: "%.2f", new) {
-                text += String(format: ", angle %.2f -> %.2f", old, new)
+            if let old = change.oldAngle, let new = change.newAngle, fixedDecimal(old) != fixedDecimal(new) {
+                text += ", angle \(fixedDecimal(old)) -> \(fixedDecimal(new))"
             }
         } else if let anchor = change.newAnchor, change.kind != .deleted {
-            text += String(format: " at %.2f, %.2f", anchor.x, anchor.y)
+            text += " at \(fixedDecimal(anchor.x)), \(fixedDecimal(anchor.y))"
         }
         return text
     }

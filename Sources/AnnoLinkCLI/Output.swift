@@ -1,20 +1,44 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#else
+import Darwin
+private let systemWrite = Darwin.write
+#endif
 
 /// Where commands write: results to standard output, diagnostics and progress to standard error.
 enum Output {
     /// Writes `text` and a newline to standard output.
     static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n", to: STDOUT_FILENO)
     }
 
     /// Writes `text` to standard output as it is, without a newline.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(text, to: STDOUT_FILENO)
     }
 
     /// Writes `text` and a newline to standard error.
     static func diagnostic(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        write(text + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text` to the file descriptor, unbuffered as `FileHandle` wrote, with
+    /// `write(2)` itself: `FileHandle.write(Data(...))` made its `Data` through a dynamic cast
+    /// whose first use scans the binary's protocol conformances. A write that fails (a closed
+    /// pipe with SIGPIPE ignored, a full disk) ends the output silently, as it did.
+    static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
     }
 
     /// Whether standard error is a terminal (progress is shown only then).
@@ -55,13 +79,13 @@ final class Progress {
     func finish(_ done: Int) {
         guard enabled else { return }
         draw(done)
-        FileHandle.standardError.write(Data("\n".utf8))
+        Output.write("\n", to: STDERR_FILENO)
     }
 
     private func draw(_ done: Int) {
         var text = "\r\(label): \(done)"
         if let total, total > 0 { text += " of \(total) (\(done * 100 / total)%)" }
-        FileHandle.standardError.write(Data(text.utf8))
+        Output.write(text, to: STDERR_FILENO)
     }
 }
 

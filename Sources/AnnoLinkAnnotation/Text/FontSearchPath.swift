@@ -33,11 +33,12 @@ public struct FontSearchPath: Hashable, Sendable {
     /// The search path the environment asks for: the folders in `ANNOLINK_FONT_PATH` alone
     /// when it is set and names at least one folder, otherwise `standard`.
     ///
-    /// - Parameter environment: the process environment; pass another dictionary to test.
-    public static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> FontSearchPath {
-        guard let value = environment[environmentVariable] else { return standard }
+    /// - Parameter environment: the variables to read, by default the process's own (read with
+    ///   `getenv`: `ProcessInfo`'s whole environment dictionary cost a one-edit command more
+    ///   than reading the font); pass a dictionary to test.
+    public static func fromEnvironment(_ environment: [String: String]? = nil) -> FontSearchPath {
+        let value = environment.map { $0[environmentVariable] } ?? getenv(environmentVariable).map { String(cString: $0) }
+        guard let value else { return standard }
         let folders = value.split(separator: ":").map(String.init).filter { !$0.isEmpty }
         return folders.isEmpty ? standard : FontSearchPath(folders: folders, includesSystemFonts: false)
     }
