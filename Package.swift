@@ -68,7 +68,15 @@ let package = Package(
             "AnnoLinkGeometry", "AnnoLinkEngine", "AnnoLinkStore", "AnnoLinkAnnotation",
             "AnnoLinkEditing", "AnnoLinkChecks", "AnnoLinkImport", "AnnoLinkSketch", "AnnoLinkService", "AnnoLinkRender", "AnnoLinkPostGIS",
         ]),
-        .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"]),
+        // Linked by the toolchain's lld, which packs the binary's 80,000 relative relocations
+        // into DT_RELR (glibc 2.36+) for the loader to apply at every start in a fraction of
+        // the time, and with libstdc++ static (Linker/libstdc++.so says how and why; docs/design.md,
+        // "Start-up").
+        .executableTarget(name: "annolink", dependencies: ["AnnoLinkCLI"], linkerSettings: [
+            .unsafeFlags([
+                "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-L\(Context.packageDirectory)/Linker",
+            ], .when(platforms: [.linux])),
+        ]),
         // Benchmarks run in release builds (`swift run -c release EngineBenchmarks`), never in tests.
         .executableTarget(name: "EngineBenchmarks", dependencies: ["AnnoLinkEngine", "AnnoLinkGeometry", "CGEOS"],
                           path: "Benchmarks/EngineBenchmarks"),
