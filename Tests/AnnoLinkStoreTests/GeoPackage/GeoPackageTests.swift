@@ -349,3 +349,15 @@ struct GeoPackageTests {
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(result.output)")
     }
 }
+
+@Suite("Column affinity")
+struct ColumnAffinityTests {
+    @Test("a declared type's name decides, in any case, with spaces and a length around it", arguments: [
+        ("INTEGER", ColumnAffinity.integer), ("mediumint", .integer), (" SMALLINT ", .integer), ("TEXT(38)", .text), ("text (255)", .text),
+        ("DOUBLE", .real), ("Float", .real), ("BOOLEAN", .boolean), ("DATE", .date), ("DATETIME", .dateTime), ("BLOB(10)", .blob),
+        ("POINT", .geometry), ("multipolygon", .geometry), ("", .text), ("VARCHAR(5)", .text), ("DOUBLE PRECISION", .text),
+    ])
+    func declared(_ declared: String, _ affinity: ColumnAffinity) {
+        #expect(ColumnAffinity(declaredType: declared) == affinity)
+    }
+}
