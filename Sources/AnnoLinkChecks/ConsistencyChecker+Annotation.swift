@@ -264,6 +264,7 @@ extension ConsistencyChecker {
             return
         }
         let footprint = try engine.footprint(text: row.text, placement: Placement(anchor: anchor, angle: row.angle), row: row, c)
+        guard !FootprintComparison.isWithin(stored, footprint, tolerance: tolerances.footprint, unit: unit) else { return }
         let distance = FootprintComparison.distance(stored, footprint)
         if distance / unit > tolerances.footprint {
             try report(problem(.footprint, "footprint is \(Self.format(distance / unit)) pt off the box of its text at its anchor and angle"))

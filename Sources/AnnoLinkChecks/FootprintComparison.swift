@@ -13,6 +13,30 @@ public enum FootprintComparison {
         return max(farthest(ringA, from: ringB), farthest(ringB, from: ringA))
     }
 
+    /// Whether `distance(a, b) / unit <= tolerance`, decided without computing the distance: a
+    /// vertex is done at the first segment of the other ring within the tolerance, and the
+    /// answer is no at the first vertex that has none. The same answer as the comparison of the
+    /// whole distance (division is monotonic); for two footprints that match, as nearly all in a
+    /// check do, about half the segment distances.
+    public static func isWithin(_ a: Polygon, _ b: Polygon, tolerance: Double, unit: Double = 1) -> Bool {
+        guard let ringA = a.exterior?.points, let ringB = b.exterior?.points, !ringA.isEmpty, !ringB.isEmpty else { return false }
+        return allNear(ringA, ringB, tolerance: tolerance, unit: unit) && allNear(ringB, ringA, tolerance: tolerance, unit: unit)
+    }
+
+    /// Whether every point of `points` is within `tolerance` (in `unit`s) of the polyline `ring`.
+    static func allNear(_ points: [Point], _ ring: [Point], tolerance: Double, unit: Double) -> Bool {
+        for p in points {
+            var near = ring.count == 1 && p.distance(to: ring[0]) / unit <= tolerance
+            var i = 1
+            while !near, i < ring.count {
+                near = distance(from: p, toSegment: ring[i - 1], ring[i]) / unit <= tolerance
+                i += 1
+            }
+            if !near { return false }
+        }
+        return true
+    }
+
     /// The largest distance from a point of `points` to the polyline `ring`.
     static func farthest(_ points: [Point], from ring: [Point]) -> Double {
         var result = 0.0

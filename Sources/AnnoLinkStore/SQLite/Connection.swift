@@ -339,6 +339,17 @@ public final class Connection {
         return try body()
     }
 
+    /// Runs `body` with this connection's page cache allowed to grow to `kibibytes`, then puts
+    /// the cache size back as it was. SQLite's default of 2 MB suits edits; a scan that revisits
+    /// pages (every row looked up in its R-tree, say) reads the file several times over with it.
+    /// The cache takes memory only for the pages it holds.
+    public func withPageCache<T>(kibibytes: Int, _ body: () throws -> T) throws -> T {
+        let previous = try scalarInt("PRAGMA cache_size") ?? -2000
+        try execute("PRAGMA cache_size = -\(kibibytes)")
+        defer { try? execute("PRAGMA cache_size = \(previous)") }
+        return try body()
+    }
+
     /// Resets every statement of this connection that has begun and not reached its end
     /// (`sqlite3_stmt_busy`), cached or not, found with `sqlite3_next_stmt`.
     public func resetStatementsInProgress() {

@@ -29,6 +29,17 @@ struct ConnectionTests {
         #expect(try plain.scalarText("PRAGMA journal_mode") == "wal")
     }
 
+    @Test("a scan's larger page cache is the connection's only while it runs, a throw included")
+    func pageCache() throws {
+        let d = try TemporaryDirectory()
+        let c = try table(d)
+        let before = try c.scalarInt("PRAGMA cache_size")
+        #expect(try c.withPageCache(kibibytes: 65536) { try c.scalarInt("PRAGMA cache_size") } == -65536)
+        #expect(try c.scalarInt("PRAGMA cache_size") == before)
+        #expect(throws: Refused.self) { try c.withPageCache(kibibytes: 4096) { throw Refused() } }
+        #expect(try c.scalarInt("PRAGMA cache_size") == before)
+    }
+
     @Test("journalMode nil leaves the file's own mode; another mode is asked for and checked")
     func otherJournalModes() throws {
         let d = try TemporaryDirectory()
