@@ -129,9 +129,10 @@ extension PostgreSQLError {
     /// As for a file: a database that is not there is a missing input (66), a table that is
     /// there already an output that exists (73), a server that cannot be reached or a conflict
     /// with another transaction can be tried again (75), a refused login is an I/O failure (74),
-    /// and values or SQL the server refuses are bad data (65).
+    /// values or SQL the server refuses are bad data (65), and libpq missing is unavailable (69).
     var exitStatus: ExitStatus {
         switch kind {
+        case .libraryMissing: .unavailable
         case .noSuchDatabase: .noInput
         case .exists: .cannotCreate
         case .unavailable, .conflict: .temporaryFailure
@@ -229,13 +230,15 @@ extension EngineError {
 }
 
 extension GEOSError {
-    /// GEOS fails on the geometries it is given (an unclosed ring, …).
-    var exitStatus: ExitStatus { .dataError }
+    /// GEOS fails on the geometries it is given (an unclosed ring, …); GEOS missing, loaded on
+    /// first use, is unavailable.
+    var exitStatus: ExitStatus { function == "dlopen" ? .unavailable : .dataError }
 }
 
 extension PROJError {
-    /// PROJ fails on the CRS definitions and coordinates it is given.
-    var exitStatus: ExitStatus { .dataError }
+    /// PROJ fails on the CRS definitions and coordinates it is given; PROJ missing, loaded on
+    /// first use, is unavailable.
+    var exitStatus: ExitStatus { function == "dlopen" ? .unavailable : .dataError }
 }
 
 extension AnnotationError {

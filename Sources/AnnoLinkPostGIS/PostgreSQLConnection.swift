@@ -38,7 +38,7 @@ public final class PostgreSQLConnection {
         // libpq is loaded on first use (Sources/CLibPQ): a missing library is a typed error here.
         guard annolink_pq_load() == 0 else {
             let reason = annolink_pq_load_error().map { String(cString: $0) } ?? "cannot load libpq (install libpq5)"
-            throw PostgreSQLError(sqlState: nil, message: reason, isConnectionFailure: true)
+            throw PostgreSQLError(sqlState: nil, message: reason, isConnectionFailure: true, isLibraryMissing: true)
         }
         guard let connection = PQconnectdb(connectionString.conninfo) else {
             throw PostgreSQLError(sqlState: nil, message: "out of memory", isConnectionFailure: true)

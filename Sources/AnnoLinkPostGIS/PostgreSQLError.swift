@@ -14,10 +14,13 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     public var sql: String?
     /// Whether the connection could not be made or was lost (no SQLSTATE, or class 08 but 08P01).
     public var isConnectionFailure: Bool
+    /// Whether libpq itself, loaded on first use, cannot be loaded (the message names its package).
+    public var isLibraryMissing: Bool
 
     /// An error with `sqlState` and `message`.
     public init(sqlState: String?, message: String, detail: String? = nil, hint: String? = nil, sql: String? = nil,
-                isConnectionFailure: Bool = false) {
+                isConnectionFailure: Bool = false, isLibraryMissing: Bool = false) {
+        self.isLibraryMissing = isLibraryMissing
         self.sqlState = sqlState
         self.message = message
         self.detail = detail
@@ -33,6 +36,7 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
 
     /// What kind of failure this is, in the terms the command line reports (docs/postgis.md).
     public var kind: Kind {
+        if isLibraryMissing { return .libraryMissing }
         if isConnectionFailure { return .unavailable }
         guard let sqlState else { return .other }
         switch sqlState {
@@ -54,6 +58,8 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
 
     /// Failure kinds, each with its own exit status in the command line.
     public enum Kind: Sendable {
+        /// libpq cannot be loaded: install it.
+        case libraryMissing
         /// No server, a lost connection, or the server is out of resources or shutting down: try later.
         case unavailable
         /// The database named in the connection string does not exist (3D000).

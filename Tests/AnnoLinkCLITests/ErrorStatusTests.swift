@@ -122,6 +122,8 @@ struct ErrorStatusTests {
             Case(EngineError.invalidArgument("the tolerance must not be negative"), .dataError),
             Case(GEOSError(function: "GEOSGeom_createLinearRing_r", messages: ["IllegalArgumentException: not closed"]), .dataError),
             Case(projError, .dataError),
+            Case(GEOSError(function: "dlopen", messages: ["cannot load GEOS (libgeos_c.so.1; install libgeos-c1v5): not found"]), .unavailable),
+            Case(PROJError(function: "dlopen", code: 0, codeDescription: nil, messages: ["cannot load PROJ (libproj.so.25; install libproj25): not found"]), .unavailable),
 
             Case(AnnotationError.expression(annotationTable: "roads_anno", classID: 1, message: "unknown field 'x'"), .dataError),
             Case(AnnotationError.whereClause(annotationTable: "roads_anno", classID: 1, message: "no such column: x"), .dataError),
@@ -251,6 +253,8 @@ struct ErrorStatusTests {
         #expect(text.hasPrefix("PostgreSQL error \(sqlState): m second line"))
         // No SQLSTATE and no connection: the server cannot be reached.
         #expect(AnnoLinkCommand.describe(PostgreSQLError(sqlState: nil, message: "refused", isConnectionFailure: true)).1 == .temporaryFailure)
+        // libpq itself missing: nothing to try again, install it.
+        #expect(AnnoLinkCommand.describe(PostgreSQLError(sqlState: nil, message: "cannot load libpq", isConnectionFailure: true, isLibraryMissing: true)).1 == .unavailable)
     }
 
     @Test func sqliteMessageOnOneLine() {
