@@ -27,7 +27,7 @@ enum Output {
     /// Writes all of `text` to the file descriptor, unbuffered as `FileHandle` wrote, with
     /// `write(2)` itself: `FileHandle.write(Data(...))` made its `Data` through a dynamic cast
     /// whose first use scans the binary's protocol conformances. A write that fails (a closed
-    /// pipe with SIGPIPE ignored, a full disk) ends the output silently, as it did.
+    /// pipe with SIGPIPE ignored, a full disk) ends this output; the command goes on.
     static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
