@@ -20,10 +20,10 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // GEOS, PROJ, libpq, libmicrohttpd, Cairo, FreeType and fontconfig are loaded on first use (dlopen), not at
-        // start-up, so that no command pays for a library it does not call (docs/design.md,
-        // "Start-up"). Each target defines the functions annolink calls as trampolines
-        // (Sources/CLazyLibrary); their headers are the -dev packages' under /usr/include.
+        // GEOS, PROJ, libpq, libmicrohttpd, Cairo, FreeType and fontconfig are loaded on first
+        // use (dlopen), not at start-up, so that no command pays for a library it does not call
+        // (docs/design.md, "Start-up"). Each target defines the functions annolink calls as
+        // trampolines (Sources/CLazyLibrary); their headers are the -dev packages' under /usr/include.
         .target(name: "CLazyLibrary", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(name: "CGEOS", dependencies: ["CLazyLibrary"]),
         .target(name: "CPROJ", dependencies: ["CLazyLibrary"]),

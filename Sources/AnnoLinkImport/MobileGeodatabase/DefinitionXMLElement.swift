@@ -49,7 +49,7 @@ struct DefinitionXMLElement: Sendable {
 /// characters, mismatched or unclosed tags, repeated attributes, a second root, and nesting
 /// deeper than `maximumDepth`.
 struct DefinitionXMLReader {
-    /// Definition documents nest about ten deep; the bound keeps a hostile file from building a
+    /// The Loudoun definitions nest five deep; the bound keeps a hostile file from building a
     /// tree that takes the stack to tear down.
     static let maximumDepth = 256
 
