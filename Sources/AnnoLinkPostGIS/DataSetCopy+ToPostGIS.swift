@@ -128,6 +128,10 @@ public enum DataSetCopy {
         if hasStyles {
             summary.layerStyles = try copyStyles(from: package, contents: contentsByTable[GeoPackage.layerStylesTable], to: connection)
         }
+        // Outside edits of the linked tables are recorded from the start, as in a GeoPackage
+        // annolink makes (docs/follow.md).
+        let linked = try package.linkedTableNames().filter(copied.contains).map { try package.featureTable($0) }
+        if !linked.isEmpty { try PostGISStore.startCapture(of: linked, connection: connection) }
         return summary
     }
 
@@ -137,6 +141,7 @@ public enum DataSetCopy {
         try connection.query("DELETE FROM annolink.contents WHERE table_name = $1", [.text(name)])
         try connection.query("DELETE FROM annolink.annotation_classes WHERE annotation_table = $1", [.text(name)])
         try connection.query("DELETE FROM annolink.layer_styles WHERE f_table_name = $1", [.text(name)])
+        try PostGISStore.stopCapture(of: [(name, nil)], connection: connection)
     }
 
     /// Streams the rows of `table` into its PostGIS table with binary COPY. Returns the count.

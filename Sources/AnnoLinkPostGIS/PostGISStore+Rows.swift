@@ -147,11 +147,11 @@ extension PostGISStore {
         return table.attributeColumns.filter { wanted?.contains($0.name.lowercased()) ?? true }
     }
 
-    private func selectList(_ table: FeatureTable, _ attributes: [Column]) -> String {
+    func selectList(_ table: FeatureTable, _ attributes: [Column]) -> String {
         ([table.primaryKey, table.geometryColumn] + attributes.map(\.name)).map { "u." + quoteIdentifier($0) }.joined(separator: ", ")
     }
 
-    private func feature(from row: [PostgreSQLValue], _ table: FeatureTable, _ attributes: [Column]) throws -> Feature {
+    func feature(from row: [PostgreSQLValue], _ table: FeatureTable, _ attributes: [Column]) throws -> Feature {
         let fid = row[0].integerValue ?? 0
         var values: [String: SQLValue] = [:]
         for (i, column) in attributes.enumerated() { values[column.name] = Self.sqlValue(row[2 + i]) }

@@ -30,7 +30,10 @@ public final class PostGISStore: FeatureStore {
     ///   when the database holds no annolink data set.
     public init(_ text: String) throws {
         connection = try PostgreSQLConnection(text)
-        guard try PostGISLayout.isInstalled(on: connection) else {
+        // In the same round trip: this session's writes are annolink's own, which the change
+        // capture's triggers pass over (`PostGISStore+ChangeCapture`).
+        let opened = try connection.query("SELECT to_regclass('annolink.layout') IS NOT NULL, set_config('annolink.writing', 'on', false)")
+        guard opened.rows.first?[0].boolValue == true else {
             throw StoreError.invalidData("\(connection.connectionString.redacted) holds no annolink data set (no annolink schema); `annolink copy` puts one there")
         }
     }

@@ -87,7 +87,7 @@ public final class Dataset: @unchecked Sendable {
     private let storeReaders: Pool<PostGISStore>?
     private let storeWriters: Pool<EditService>?
     private let listener: JournalListener?
-    /// Follows other programs' edits of a served GeoPackage (not `--read-only`).
+    /// Follows other programs' edits of the served data (not `--read-only`).
     private var follower: OutsideEditFollower?
     /// The writer's `data_version` when the follower last followed; only its thread uses it.
     private var followedVersion: Int64?
@@ -126,12 +126,18 @@ public final class Dataset: @unchecked Sendable {
             name = try first.connection.query("SELECT current_database()").scalar?.textValue ?? "annolink"
             storeReaders = Pool(first: first, limit: max(1, readerLimit)) { try PostGISStore(path) }
             storeWriters = readOnly ? nil : Pool(first: nil, limit: max(1, readerLimit)) { EditService(store: try PostGISStore(path)) }
-            listener = try JournalListener(connectionString: path, maxWaiters: max(1, readerLimit / 2))
+            let listener = try JournalListener(connectionString: path, maxWaiters: max(1, readerLimit / 2))
+            self.listener = listener
             readers = nil
             writer = nil
             writerPackage = nil
             servedFile = nil
             watchPackage = nil
+            if !readOnly {
+                let follower = OutsideEditFollower(self)
+                self.follower = follower
+                listener.onChange { [weak follower] in follower?.wake() }
+            }
             return
         }
         kind = .geoPackage
@@ -398,13 +404,20 @@ public final class Dataset: @unchecked Sendable {
 
     /// Follows the edits other programs committed since the last call (`EditService.
     /// followOutsideEdits`), as an edit of the server's own, when the writer's `data_version`
-    /// says another connection committed; nothing when an edit holds the writer (it catches
-    /// up itself). Returns what went wrong, for the follower to report. Called by
-    /// `OutsideEditFollower`'s thread only.
+    /// says another connection committed (on PostGIS: when the listener heard of a change since);
+    /// nothing when an edit holds the GeoPackage's writer (it catches up itself). The first call
+    /// follows what was recorded while no server ran. Returns what went wrong, for the follower
+    /// to report. Called by `OutsideEditFollower`'s thread only.
     func followOutsideEdits() -> String? {
-        guard let writerPackage, stopping.stopsAt == nil, writeLock.try() else { return nil }
-        let version = try? writerPackage.connection.dataVersion()
-        writeLock.unlock()
+        guard stopping.stopsAt == nil else { return nil }
+        let version: Int64?
+        if let listener {
+            version = Int64(listener.changeCount)
+        } else {
+            guard let writerPackage, writeLock.try() else { return nil }
+            version = try? writerPackage.connection.dataVersion()
+            writeLock.unlock()
+        }
         guard let version, version != followedVersion else { return nil }
         do {
             try write { try $0.followOutsideEdits(command: "annolink serve (following outside edits)") }

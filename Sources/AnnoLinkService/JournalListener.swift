@@ -5,12 +5,18 @@ import Foundation
 /// (`PostGISJournal.notificationChannel`) and counts the notifications it hears: every entry
 /// committed, undone or redone by any server or command on the database sends one. `GET
 /// /journal?wait=…` waits on the count, so a page learns of another server's edit as soon as it
-/// commits. A lost connection is opened again (a notification sent meanwhile is missed, so the
-/// count is bumped once on reconnecting: the journal is read fresh anyway).
+/// commits. It listens on the change capture's channel too (`PostGISStore.changesChannel`: another
+/// program's edit of a linked table) and counts those apart, waking the server's
+/// `OutsideEditFollower` at once. A lost connection is opened again (a notification sent
+/// meanwhile is missed, so both counts are bumped once on reconnecting: what they stand for is
+/// read fresh anyway).
 final class JournalListener: @unchecked Sendable {
     private let connectionString: String
     private let condition = NSCondition()
     private var heard = 0
+    private var changesHeard = 0
+    /// Called on the listener's thread when another program's change was heard.
+    private var onChange: (@Sendable () -> Void)?
     private var stopping = false
     private var thread: Thread?
     /// The connection the thread starts with (handed over once, then only the thread uses it).
@@ -36,6 +42,7 @@ final class JournalListener: @unchecked Sendable {
     private static func connect(_ text: String) throws -> PostgreSQLConnection {
         let connection = try PostgreSQLConnection(text)
         try connection.listen(PostGISJournal.notificationChannel)
+        try connection.listen(PostGISStore.changesChannel)
         return connection
     }
 
@@ -44,6 +51,20 @@ final class JournalListener: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return heard
+    }
+
+    /// The change capture's notifications heard so far.
+    var changeCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return changesHeard
+    }
+
+    /// Calls `handler` (on the listener's thread) whenever a change capture's notification was heard.
+    func onChange(_ handler: @escaping @Sendable () -> Void) {
+        condition.lock()
+        onChange = handler
+        condition.unlock()
     }
 
     /// Waits until more than `seen` notifications were heard, or `timeout` seconds passed;
@@ -74,11 +95,14 @@ final class JournalListener: @unchecked Sendable {
         return stopping
     }
 
-    private func bump(_ n: Int) {
+    private func bump(journal: Int, changes: Int) {
         condition.lock()
-        heard += n
+        heard += journal
+        changesHeard += changes
+        let handler = changes > 0 ? onChange : nil
         condition.broadcast()
         condition.unlock()
+        handler?()
     }
 
     private func run() {
@@ -90,12 +114,13 @@ final class JournalListener: @unchecked Sendable {
             guard let current = connection else {
                 Thread.sleep(forTimeInterval: 1)
                 connection = try? Self.connect(connectionString)
-                if connection != nil { bump(1) }
+                if connection != nil { bump(journal: 1, changes: 1) }
                 continue
             }
             do {
                 let received = try current.waitForNotifications(timeout: 1)
-                if !received.isEmpty { bump(received.count) }
+                let changes = received.filter { $0.channel == PostGISStore.changesChannel }.count
+                if !received.isEmpty { bump(journal: received.count - changes, changes: changes) }
             } catch {
                 connection = nil
             }

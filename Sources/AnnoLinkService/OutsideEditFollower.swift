@@ -1,14 +1,16 @@
 import Foundation
 
-/// A thread that follows the edits other programs make to a served GeoPackage (QGIS, GDAL,
-/// `sqlite3`; docs/follow.md): four times a second it asks the writer connection whether
-/// another connection committed (`PRAGMA data_version`, no file read), and if so follows what
-/// the change capture recorded, as one edit of the server's own (`Dataset.followOutsideEdits`).
-/// Several servers on one file each try; the first to take the write lock follows a change,
-/// and the others find nothing left.
+/// A thread that follows the edits other programs make to the served data (QGIS, GDAL,
+/// `sqlite3`, psql; docs/follow.md), as one edit of the server's own each time
+/// (`Dataset.followOutsideEdits`). On a GeoPackage, four times a second it asks the writer
+/// connection whether another connection committed (`PRAGMA data_version`, no file read); on
+/// PostGIS the journal listener wakes it (`wake()`) as soon as a change capture's notification
+/// arrives. Several servers on one file or database each try; the first to take the write lock
+/// (the follow lock on PostGIS) follows a change, and the others find nothing left.
 final class OutsideEditFollower: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopping = false
+    private var woken = false
 
     /// Starts following for `dataset` (held weakly: the follower ends with it).
     init(_ dataset: Dataset) {
@@ -31,8 +33,17 @@ final class OutsideEditFollower: @unchecked Sendable {
     private func waitForTick() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        if !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.25)) }
+        if !stopping, !woken { _ = condition.wait(until: Date().addingTimeInterval(0.25)) }
+        woken = false
         return stopping
+    }
+
+    /// Ends the current wait at once, so that the thread looks for outside edits now.
+    func wake() {
+        condition.lock()
+        woken = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Ends the thread within a quarter second.
