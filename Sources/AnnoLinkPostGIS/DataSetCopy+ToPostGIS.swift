@@ -140,6 +140,7 @@ public enum DataSetCopy {
         try connection.execute("DROP TABLE IF EXISTS \(PostGISLayout.qualified(name)) CASCADE")
         try connection.query("DELETE FROM annolink.contents WHERE table_name = $1", [.text(name)])
         try connection.query("DELETE FROM annolink.annotation_classes WHERE annotation_table = $1", [.text(name)])
+        try PostGISLayout.unpublishStylesForQGIS(table: name, on: connection)
         try connection.query("DELETE FROM annolink.layer_styles WHERE f_table_name = $1", [.text(name)])
         try PostGISStore.stopCapture(of: [(name, nil)], connection: connection)
     }
@@ -267,6 +268,7 @@ public enum DataSetCopy {
         try connection.execute("""
             SELECT setval(pg_get_serial_sequence('annolink.layer_styles', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM annolink.layer_styles), false)
             """)
+        for table in Set(rows.compactMap { $0[3].textValue }).sorted() { try PostGISLayout.publishStylesForQGIS(table: table, on: connection) }
         if let contents {
             try connection.query("""
                 INSERT INTO annolink.contents (table_name, data_type, identifier, description, last_change, position)

@@ -109,6 +109,52 @@ public enum PostGISLayout {
           "user" text);
         """
 
+    /// QGIS's own style table for PostgreSQL layers, where QGIS looks for a layer's default
+    /// style when it opens the layer: `layer_styles` in the data schema, with the columns QGIS
+    /// 3.22 creates it with (unquoted names, so lower case; `styleqml` of type `xml`).
+    public static let qgisStyles = "public.layer_styles"
+
+    static let qgisStylesDDL = """
+        CREATE TABLE IF NOT EXISTS public.layer_styles (
+          id serial PRIMARY KEY, f_table_catalog varchar, f_table_schema varchar, f_table_name varchar, f_geometry_column varchar,
+          styleName text, styleQML xml, styleSLD xml, useAsDefault boolean, description text, owner varchar(63) DEFAULT CURRENT_USER,
+          ui xml, update_time timestamp DEFAULT CURRENT_TIMESTAMP, type varchar)
+        """
+
+    /// Makes QGIS see annolink's styles of `table` (the rows of `annolink.layer_styles`, which
+    /// a copy to a GeoPackage takes): each written again into `public.layer_styles` (made when
+    /// missing) under the database's name and the data schema, as QGIS keys a PostgreSQL layer's
+    /// styles, replacing the rows of the same names; annolink's default becomes the layer's only
+    /// default there. Without it QGIS shows an annotation table's footprints as plain polygons.
+    /// Run inside the caller's transaction.
+    public static func publishStylesForQGIS(table: String, on connection: PostgreSQLConnection) throws {
+        try connection.execute(qgisStylesDDL)
+        try unpublishStylesForQGIS(table: table, on: connection)
+        let key = "f_table_catalog = current_database() AND f_table_schema = $2 AND f_table_name = $1"
+        try connection.query("""
+            UPDATE public.layer_styles SET useasdefault = false WHERE \(key)
+              AND EXISTS (SELECT 1 FROM annolink.layer_styles a WHERE a.f_table_name = $1 AND a."useAsDefault")
+            """, [.text(table), .text(dataSchema)])
+        try connection.query("""
+            INSERT INTO public.layer_styles (f_table_catalog, f_table_schema, f_table_name, f_geometry_column, stylename, styleqml,
+              stylesld, useasdefault, description, owner, ui, update_time)
+            SELECT current_database(), $2, a.f_table_name, a.f_geometry_column, a."styleName", XMLPARSE(DOCUMENT a."styleQML"),
+              CASE WHEN coalesce(a."styleSLD", '') = '' THEN NULL ELSE XMLPARSE(DOCUMENT a."styleSLD") END, a."useAsDefault",
+              a.description, coalesce(nullif(a.owner, ''), CURRENT_USER), NULL, CURRENT_TIMESTAMP
+            FROM annolink.layer_styles a WHERE a.f_table_name = $1 ORDER BY a.id
+            """, [.text(table), .text(dataSchema)])
+    }
+
+    /// Deletes from `public.layer_styles` the rows `publishStylesForQGIS` wrote for `table`
+    /// (those named as its rows in `annolink.layer_styles`); others' styles stay.
+    public static func unpublishStylesForQGIS(table: String, on connection: PostgreSQLConnection) throws {
+        guard try connection.scalar("SELECT to_regclass('public.layer_styles') IS NOT NULL")?.boolValue == true else { return }
+        try connection.query("""
+            DELETE FROM public.layer_styles WHERE f_table_catalog = current_database() AND f_table_schema = $2 AND f_table_name = $1
+              AND stylename IN (SELECT a."styleName" FROM annolink.layer_styles a WHERE a.f_table_name = $1)
+            """, [.text(table), .text(dataSchema)])
+    }
+
     /// Whether the database has annolink's layout (`annolink.layout`).
     public static func isInstalled(on connection: PostgreSQLConnection) throws -> Bool {
         try connection.scalar("SELECT to_regclass('annolink.layout') IS NOT NULL")?.boolValue == true

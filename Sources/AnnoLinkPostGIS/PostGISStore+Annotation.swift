@@ -45,6 +45,7 @@ extension PostGISStore {
               "styleSLD", "useAsDefault", description, owner, ui, update_time)
             VALUES ('', '', $1, $2, $3, $4, '', true, $5, '', '', \(PostGISJournal.now))
             """, key + [.text(QGISStyle.styleName), .text(qml), .text("written by annolink")])
+        try PostGISLayout.publishStylesForQGIS(table: table.name, on: connection)
     }
 
     /// One journal entry: the features and annotation rows read `FOR UPDATE`, as an edit reads them.

@@ -101,6 +101,13 @@ public struct PostgresTestDatabase: Sendable {
     @discardableResult
     public func psql(_ sql: String) throws -> String { try PostgresTestServer.psql(sql, database: name) }
 
+    /// Runs `sql` with psql past the change capture, as a program writing to a database
+    /// without it would (damage for `check` to find, not an outside edit to follow): the
+    /// session says it is annolink's own (`annolink.writing`), which the triggers pass over.
+    /// Tests of following edit with plain `psql(_:)` (FollowPostGISTests).
+    @discardableResult
+    public func psqlBehindCapture(_ sql: String) throws -> String { try psql("SET annolink.writing = 'on';\n" + sql) }
+
     /// Drops the database, ending any session still connected to it.
     public func drop() throws {
         try PostgresTestServer.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")

@@ -163,4 +163,59 @@ struct FollowPostGISTests {
         #expect(followUps.count == fids.count + 1 && followUps.allSatisfy { $0.hasSuffix("|1") }, "\(followUps)")
         #expect(try Harness.annolink("check", data.target).status == 0)
     }
+
+    @Test("QGIS edits the PostGIS layers while two servers run: each commit followed once, as annolink's own edits; undo reverts them all")
+    func serversFollowQGIS() throws {
+        guard let data = try EditedData(.postGIS), let mine = try EditedData(.postGIS) else { return }
+        defer { data.drop(); mine.drop() }
+        #expect(try Harness.annolink("follow", "--install", data.target).status == 0)
+        let original = try Self.userTables(data)
+        let server = try ServeProcess(file: data.target)
+        defer { _ = server.stop() }
+        let other = try ServeProcess(file: data.target)
+        defer { _ = other.stop() }
+        func followed() throws -> Bool { try Self.pending(data) == "0" }
+
+        _ = try FollowQGISTests.edit(data.target, "set")
+        #expect(try Harness.annolink("set", mine.target, Self.points, "831", "AD_ADDRESS=45765").status == 0)
+        #expect(try FollowTests.eventually(followed))
+        let moved = try FollowQGISTests.edit(data.target, "move")
+        #expect(try Harness.annolink("move", mine.target, Self.points, "834", "--to", moved).status == 0)
+        #expect(try FollowTests.eventually(followed))
+        _ = try FollowQGISTests.edit(data.target, "end")
+        #expect(try Harness.annolink("move-vertex", mine.target, "ParcelLines_1", "131583", "--to", "11790500,7056400").status == 0)
+        #expect(try FollowTests.eventually(followed))
+        _ = try FollowQGISTests.edit(data.target, "delete")
+        #expect(try Harness.annolink("delete", mine.target, Self.points, "16310").status == 0)
+        #expect(try FollowTests.eventually(followed))
+        #expect(try FollowTests.eventually { try Self.annotation(data) == Self.annotation(mine) })
+
+        // A feature QGIS adds gets a GlobalID and its label.
+        _ = try FollowQGISTests.edit(data.target, "add")
+        #expect(try FollowTests.eventually(followed))
+        let added = try data.query("SELECT fid, \"GlobalID\" FROM \"\(Self.points)\" WHERE \"ST_STR_NAM\" = 'TESTING'")
+        #expect(added.contains("|{"), "\(added)")
+        let fid = added.split(separator: "|").first.map(String.init) ?? "0"
+        #expect(try FollowTests.eventually {
+            try data.query("SELECT \"TextString\" FROM \"Loudoun_Address_PointsAnno_1\" WHERE \"FeatureID\" = \(fid)") == "45999 TESTING"
+        })
+
+        // A label QGIS moves is placed by hand, and check --fix keeps it.
+        let anchor = try data.query(#"SELECT "AnchorX" FROM "Loudoun_Address_PointsAnno_1" WHERE fid = 5"#)
+        _ = try FollowQGISTests.edit(data.target, "label")
+        #expect(try FollowTests.eventually(followed))
+        let hand = try data.query(#"SELECT "AnchorX", "Override" & 1 FROM "Loudoun_Address_PointsAnno_1" WHERE fid = 5"#)
+        #expect(hand.hasSuffix("|1") && abs((Double(hand.split(separator: "|")[0]) ?? 0) - (Double(anchor) ?? 0) - 20) < 1e-6, "\(anchor) → \(hand)")
+        _ = server.stop()
+        _ = other.stop()
+        #expect(try Harness.annolink("check", data.target).status == 0)
+        #expect(try Harness.annolink("check", data.target, "--fix").status == 0)
+        #expect(try data.query(#"SELECT "AnchorX", "Override" & 1 FROM "Loudoun_Address_PointsAnno_1" WHERE fid = 5"#) == hand)
+
+        // Each commit is one follow-up of one server; undoing them all gives every row back.
+        let log = try Harness.annolink("log", data.target, "--limit", "7")
+        #expect(log.stdout.components(separatedBy: "outside edit:").count - 1 == 6, "\(log.stdout)")
+        for _ in 0..<6 { #expect(try Harness.annolink("undo", data.target).status == 0) }
+        #expect(try Self.userTables(data) == original)
+    }
 }

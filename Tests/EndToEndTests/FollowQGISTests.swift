@@ -7,42 +7,54 @@ import Testing
 /// annolink's own edits leave it on a copy (docs/follow.md).
 @Suite("Following QGIS's edits")
 struct FollowQGISTests {
-    /// Opens a Loudoun layer of the GeoPackage given first in QGIS and makes one edit (the
-    /// second argument) in an edit session committed as QGIS's Save Edits does.
+    /// Opens a Loudoun layer of the GeoPackage (or the PostGIS database, by its
+    /// `postgresql://` connection string) given first in QGIS and makes one edit (the second
+    /// argument) in an edit session committed as QGIS's Save Edits does.
     static let script = #"""
-        import os, sys
+        import os, sys, urllib.parse
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        from qgis.core import QgsApplication, QgsFeature, QgsGeometry, QgsPointXY, QgsVectorLayer
+        from qgis.core import QgsApplication, QgsDataSourceUri, QgsFeature, QgsFeatureRequest, QgsGeometry, QgsPointXY, QgsVectorLayer
         app = QgsApplication([], False)
         app.initQgis()
         path, step = sys.argv[1], sys.argv[2]
         table = "ParcelLines_1" if step == "end" else "Loudoun_Address_PointsAnno_1" if step == "label" else "Loudoun_Address_Points_1"
-        layer = QgsVectorLayer(path + "|layername=" + table, table, "ogr")
+        if path.startswith("postgresql://"):
+            url = urllib.parse.urlparse(path)
+            uri = QgsDataSourceUri()
+            uri.setConnection(url.hostname, str(url.port), url.path.lstrip("/"), url.username or "", url.password or "")
+            uri.setDataSource("public", table, "geom", "", "fid")
+            layer = QgsVectorLayer(uri.uri(False), table, "postgres")
+        else:
+            layer = QgsVectorLayer(path + "|layername=" + table, table, "ogr")
         assert layer.isValid(), table
         assert layer.startEditing(), "startEditing"
         fields = layer.fields()
+        def fid(key):
+            # QGIS's id of the row whose key is `key`: the key itself for a GeoPackage; on
+            # PostgreSQL (a bigint key) an id QGIS hands out as it reads the row.
+            return next(layer.getFeatures(QgsFeatureRequest().setFilterExpression('"fid" = %d' % key))).id()
         if step == "set":
-            assert layer.changeAttributeValue(831, fields.indexOf("AD_ADDRESS"), 45765)
+            assert layer.changeAttributeValue(fid(831), fields.indexOf("AD_ADDRESS"), 45765)
         elif step == "move":
-            point = layer.getFeature(834).geometry().asPoint()
-            assert layer.changeGeometry(834, QgsGeometry.fromPointXY(QgsPointXY(point.x() + 30, point.y() - 12)))
+            point = layer.getFeature(fid(834)).geometry().asPoint()
+            assert layer.changeGeometry(fid(834), QgsGeometry.fromPointXY(QgsPointXY(point.x() + 30, point.y() - 12)))
             print("%.17g,%.17g" % (point.x() + 30, point.y() - 12))
         elif step == "end":
-            line = layer.getFeature(131583).geometry().asPolyline()
+            line = layer.getFeature(fid(131583)).geometry().asPolyline()
             line[-1] = QgsPointXY(11790500, 7056400)
-            assert layer.changeGeometry(131583, QgsGeometry.fromPolylineXY(line))
+            assert layer.changeGeometry(fid(131583), QgsGeometry.fromPolylineXY(line))
         elif step == "add":
             feature = QgsFeature(fields)
             feature.setAttribute("AD_ADDRESS", 45999)
             feature.setAttribute("ST_STR_NAM", "TESTING")
-            feature.setGeometry(layer.getFeature(831).geometry())
+            feature.setGeometry(layer.getFeature(fid(831)).geometry())
             assert layer.addFeature(feature)
         elif step == "delete":
-            assert layer.deleteFeature(16310)
+            assert layer.deleteFeature(fid(16310))
         elif step == "label":
-            geometry = layer.getFeature(5).geometry()
+            geometry = layer.getFeature(fid(5)).geometry()
             geometry.translate(20, 0)
-            assert layer.changeGeometry(5, geometry)
+            assert layer.changeGeometry(fid(5), geometry)
         assert layer.commitChanges(), layer.commitErrors()
         sys.stdout.flush()
         # QGIS 3.22 may crash tearing itself down (exitQgis): the commit is done, leave now.

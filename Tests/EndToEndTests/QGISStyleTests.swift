@@ -134,4 +134,86 @@ struct QGISStyleTests {
         let missing = try Harness.annolink("style", folder.appendingPathComponent("none.gpkg").path)
         #expect(missing.status == 66 && missing.stderr.hasPrefix("error: "))
     }
+
+    /// Opens the two Loudoun annotation tables in QGIS from the GeoPackage or the PostGIS
+    /// database given first (`postgresql://…`), with whatever default style QGIS finds for them
+    /// there, renders their extent and prints each label QGIS placed: table, key, text and its
+    /// label polygon's corners to a thousandth of a foot.
+    static let placedLabels = #"""
+        import os, sys, urllib.parse
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from qgis.core import QgsApplication, QgsDataSourceUri, QgsMapRendererSequentialJob, QgsMapSettings, QgsProject, QgsVectorLayer
+        from qgis.PyQt.QtCore import QSize
+        app = QgsApplication([], False)
+        app.initQgis()
+        source = sys.argv[1]
+        layers = []
+        for table in ["Loudoun_Address_PointsAnno_1", "ParcelLinesAnno_1"]:
+            if source.startswith("postgresql://"):
+                url = urllib.parse.urlparse(source)
+                uri = QgsDataSourceUri()
+                uri.setConnection(url.hostname, str(url.port), url.path.lstrip("/"), url.username or "", "")
+                uri.setDataSource("public", table, "geom", "", "fid")
+                layer = QgsVectorLayer(uri.uri(False), table, "postgres")
+            else:
+                layer = QgsVectorLayer(source + "|layername=" + table, table, "ogr")
+            assert layer.isValid(), table
+            print("labels", table, layer.labelsEnabled())
+            QgsProject.instance().addMapLayer(layer)
+            layers.append(layer)
+        settings = QgsMapSettings()
+        settings.setLayers(layers)
+        settings.setDestinationCrs(layers[0].crs())
+        extent = layers[0].extent()
+        extent.combineExtentWith(layers[1].extent())
+        extent.grow(100)
+        settings.setExtent(extent)
+        settings.setOutputSize(QSize(2000, 2000))
+        settings.setOutputDpi(96)
+        job = QgsMapRendererSequentialJob(settings)
+        job.start()
+        job.waitForFinished()
+        names = {layer.id(): layer for layer in layers}
+        for label in job.takeLabelingResults().allLabels():
+            layer = names[label.layerID]
+            key = layer.getFeature(label.featureId)["fid"]
+            corners = " ".join("%.3f,%.3f" % (p.x(), p.y()) for p in label.cornerPoints)
+            print(layer.name(), key, repr(label.labelText), corners)
+        sys.stdout.flush()
+        os._exit(0)
+        """#
+
+    @Test("QGIS finds the styles of a PostGIS copy in public.layer_styles and places every label as from the GeoPackage")
+    func postGISInQGIS() throws {
+        let path = try #require(try Harness.importLoudoun())
+        let database = try PostgresTestDatabase()
+        defer { try? database.drop() }
+        let copy = try Harness.annolink("copy", path, database.connectionString)
+        #expect(copy.status == 0, "\(copy.stderr)")
+        #expect(try database.psql("""
+            SELECT count(*) FROM public.layer_styles WHERE f_table_catalog = current_database() AND f_table_schema = 'public'
+              AND stylename = 'annolink' AND useasdefault
+            """).trimmingCharacters(in: .whitespacesAndNewlines) == "8")
+        func placed(_ source: String) throws -> [String] {
+            let result = try ExternalTool.run("/usr/bin/python3", ["-", source], stdin: Self.placedLabels)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init).sorted()
+        }
+        let fromFile = try placed(path), fromDatabase = try placed(database.connectionString)
+        #expect(fromDatabase.filter { $0.hasPrefix("labels ") } == ["labels Loudoun_Address_PointsAnno_1 True", "labels ParcelLinesAnno_1 True"])
+        #expect(fromDatabase.count == 150, "QGIS placed \(fromDatabase.count - 2) labels from PostGIS")
+        #expect(fromDatabase == fromFile)
+
+        // A class annotate adds gets its style in QGIS's table too; copy --overwrite replaces
+        // what the copy wrote, and leaves what it did not.
+        let annotate = try Harness.annolink("annotate", database.connectionString, "--origin", "ParcelLines_1", "--into", "lengths_anno",
+                                            "--expression", "$feature.LEFT_FID", "--placement", "line", "--reference-scale", "600")
+        #expect(annotate.status == 0, "\(annotate.stderr)")
+        let qml = try database.psql("SELECT styleqml FROM public.layer_styles WHERE f_table_name = 'lengths_anno' AND useasdefault")
+        #expect(qml.contains("fieldName=\"TextString\""), "\(qml.prefix(200))")
+        #expect(try Harness.annolink("copy", path, database.connectionString, "--overwrite").status == 0)
+        #expect(try database.psql("SELECT string_agg(f_table_name, ' ' ORDER BY f_table_name) FROM public.layer_styles WHERE f_table_name LIKE '%Anno%'")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "Loudoun_Address_PointsAnno_1 ParcelLinesAnno_1")
+        #expect(try database.psql("SELECT count(*) FROM public.layer_styles").trimmingCharacters(in: .whitespacesAndNewlines) == "9")
+    }
 }

@@ -101,7 +101,7 @@ struct RenderPostGISTests {
         // A planted problem in both: a label's anchor moved behind annolink's back.
         let fid = try Harness.sqlite(path, "SELECT min(fid) FROM ParcelLinesAnno_1")
         try Harness.gdalSQL(path, "UPDATE ParcelLinesAnno_1 SET AnchorX = AnchorX + 40 WHERE fid = \(fid)")
-        try database.psql("UPDATE \"ParcelLinesAnno_1\" SET \"AnchorX\" = \"AnchorX\" + 40 WHERE fid = \(fid)")
+        try database.psqlBehindCapture("UPDATE \"ParcelLinesAnno_1\" SET \"AnchorX\" = \"AnchorX\" + 40 WHERE fid = \(fid)")
         let folder = try Harness.temporaryDirectory()
         let fromFile = folder.appendingPathComponent("file"), fromDatabase = folder.appendingPathComponent("db")
         let a = try Harness.annolink("check", path, "--render", fromFile.path)

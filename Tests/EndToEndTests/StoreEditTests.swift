@@ -52,11 +52,12 @@ struct EditedData {
     }
 
     /// Writes with one SQL statement as another program would (GDAL on a GeoPackage, whose
-    /// functions serve the R-tree triggers; psql on PostGIS).
+    /// functions serve the R-tree triggers; psql on PostGIS), past the change capture: damage
+    /// for `check` to find, not an outside edit to follow.
     func writeBehindAnnolink(_ sql: String) throws {
         switch store {
         case .geoPackage: try Harness.gdalSQL(target, sql)
-        case .postGIS: try database!.psql(sql)
+        case .postGIS: try database!.psqlBehindCapture(sql)
         }
     }
 
